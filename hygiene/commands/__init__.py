@@ -1,0 +1,1 @@
+"""One module per subcommand: each parses its options and calls plain functions."""

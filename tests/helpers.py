@@ -1,0 +1,115 @@
+"""Helpers shared by every test package: secret makers and the "no secret, ever" guard."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hygiene.secrets import PAT_PREFIX, is_placeholder, looks_like_credential
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def new_pat() -> str:
+    """A fresh PAT-shaped value, built at run time so the repo never holds one."""
+    while True:
+        body = secrets.token_urlsafe(24)
+        if not is_placeholder(body):
+            return PAT_PREFIX + body
+
+
+def new_session_token() -> str:
+    """A fresh bearer session token shaped like a JWT-ish credential."""
+    while True:
+        value = "eyJ" + secrets.token_urlsafe(18) + "." + secrets.token_urlsafe(12)
+        if looks_like_credential(value):
+            return value
+
+
+def secret_parts(secret: str) -> list[str]:
+    """The strings that must never appear in output for ``secret``.
+
+    The whole value, and the secret part minus the four characters a masked form may show.
+    """
+    body = secret.removeprefix(PAT_PREFIX)
+    parts = [secret]
+    if len(body) > 8:
+        parts.append(body[:-4])
+    return parts
+
+
+def assert_no_secret(outputs: Iterable[str | bytes], secrets_: Iterable[str]) -> None:
+    """Fail when any output holds any secret (or the hidden part of one)."""
+    texts = [o.decode("utf-8", "replace") if isinstance(o, bytes) else o for o in outputs]
+    for secret in secrets_:
+        for part in secret_parts(secret):
+            for text in texts:
+                assert part not in text, "a secret reached the output"
+
+
+@dataclass
+class SecretGuard:
+    """Collects every secret a test makes and every output it captures; checks at teardown."""
+
+    secrets: list[str] = field(default_factory=list)
+    outputs: list[str | bytes] = field(default_factory=list)
+
+    def pat(self) -> str:
+        return self.remember(new_pat())
+
+    def session_token(self) -> str:
+        return self.remember(new_session_token())
+
+    def remember(self, secret: str) -> str:
+        self.secrets.append(secret)
+        return secret
+
+    def capture(self, *outputs: str | bytes) -> None:
+        self.outputs.extend(outputs)
+
+    def check(self) -> None:
+        assert_no_secret(self.outputs, self.secrets)
+
+
+def run_hygiene(
+    guard: SecretGuard | None,
+    *args: str,
+    input: bytes | None = None,
+    cwd: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    prog: str = "hygiene",
+) -> subprocess.CompletedProcess[bytes]:
+    """Run the installed CLI as a user would (a real process), capturing its output.
+
+    With a guard, stdout and stderr join the outputs checked for secrets at teardown.
+    """
+    entry = ["-m", "hygiene"]
+    if prog == "revoke-leaked":
+        entry = ["-c", "import sys; from hygiene.cli import revoke_leaked_main as m; sys.exit(m())"]
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    proc = subprocess.run(
+        [sys.executable, *entry, *args],
+        input=input,
+        capture_output=True,
+        cwd=cwd,
+        env=full_env,
+        timeout=120,
+        check=False,
+    )
+    if guard is not None:
+        guard.capture(proc.stdout, proc.stderr)
+    return proc
+
+
+def git(repo: Path, *args: str, input: bytes | None = None) -> str:
+    """Run git in ``repo`` and return its stdout; fail the test on a git error."""
+    proc = subprocess.run(
+        ["git", *args], cwd=repo, input=input, capture_output=True, check=True, timeout=60
+    )
+    return proc.stdout.decode()
