@@ -1,0 +1,101 @@
+"""``hygiene scan``: parse options, run the scan, write the report, return the exit status.
+
+Exit status: 1 when anything is reported (even if some files could not be read: a finding
+must never be hidden behind an error status), otherwise 2 when a file could not be read or
+a usage/git error stopped the scan, otherwise 0. Writing a baseline accepts what it records:
+the status is then 0 unless a file could not be read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from dataclasses import dataclass
+
+import click
+
+from hygiene.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, one_line
+from hygiene.scan.api import ScanRequest, run_scan
+from hygiene.scan.atomic import write_atomically
+from hygiene.scan.baseline import load_baseline, write_baseline
+from hygiene.scan.findings import ScanResult
+from hygiene.scan.liveness import verified_findings
+from hygiene.scan.reports import FORMATS, render
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """Where and how the findings go."""
+
+    fmt: str = "text"
+    output: str | None = None
+    baseline: str | None = None
+    write_baseline: str | None = None
+    verify: bool = False
+    only_live: bool = False
+
+
+def _summary(reported: int, suppressed: int, result: ScanResult) -> str:
+    noun = "finding" if reported == 1 else "findings"
+    extra = f" ({suppressed} in baseline)" if suppressed else ""
+    files = "file" if result.files == 1 else "files"
+    return (f"hygiene scan: {reported} {noun}{extra} in {result.files} {files}, "
+            f"{result.bytes} bytes, {result.seconds:.2f} s")  # fmt: skip
+
+
+def execute(request: ScanRequest, options: ReportOptions) -> int:
+    """Run ``request`` and report per ``options``; return the exit status."""
+    if options.only_live and not options.verify:
+        raise UsageError("--only-live needs --verify")
+    known = load_baseline(options.baseline) if options.baseline else frozenset()
+    result = run_scan(dataclasses.replace(request, keep_secrets=options.verify))
+    found = result.findings
+    if options.verify:
+        found = verified_findings(result, only_live=options.only_live)
+    reported = [f for f in found if f.fingerprint not in known]
+    if options.write_baseline:
+        write_baseline(options.write_baseline, (f.fingerprint for f in found))
+    report = render(options.fmt, reported, result)
+    if options.output:
+        write_atomically(options.output, report)
+    else:
+        sys.stdout.write(report)
+        sys.stdout.flush()
+    for error in result.errors:
+        print(f"hygiene: error: {one_line(error)}", file=sys.stderr)
+    print(_summary(len(reported), len(found) - len(reported), result), file=sys.stderr)
+    if reported and not options.write_baseline:
+        return EXIT_FINDINGS
+    return EXIT_ERROR if result.errors else EXIT_OK
+
+
+@click.command(help="Find leaked pat_AIC_ tokens and bearer credentials in files or git.")
+@click.argument("paths", nargs=-1, metavar="[PATH]...")
+@click.option("--staged", is_flag=True, help="Scan the staged content (the git index).")
+@click.option("--all-files", is_flag=True, help="Scan every file `git ls-files` lists.")
+@click.option("--history", is_flag=True, help="Scan every line added by any commit.")
+@click.option("--since", metavar="REV", help="With --history: only REV..HEAD (or a range A..B).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option("--output", metavar="FILE", help="Write the report to FILE (atomically).")
+@click.option("--baseline", metavar="FILE", help="Do not report fingerprints listed in FILE.")
+@click.option("--write-baseline", metavar="FILE", help="Record the findings' fingerprints.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip matching paths (repeatable).")
+@click.option("--verify", is_flag=True, help="Ask AIC_BASE_URL whether each PAT found is live.")
+@click.option("--only-live", is_flag=True, help="With --verify: report live PATs only.")
+def command(
+    paths: tuple[str, ...],
+    staged: bool,
+    all_files: bool,
+    history: bool,
+    since: str | None,
+    fmt: str,
+    output: str | None,
+    baseline: str | None,
+    write_baseline: str | None,
+    exclude: tuple[str, ...],
+    verify: bool,
+    only_live: bool,
+) -> int:
+    request = ScanRequest(paths, staged, all_files, history, since, exclude)
+    options = ReportOptions(fmt, output, baseline, write_baseline, verify, only_live)
+    return execute(request, options)

@@ -1,0 +1,12 @@
+"""Find: the byte scanner and everything around it (sources, baselines, reports).
+
+Callers in the same process use :func:`run_scan`; each :class:`Detection` of the result pairs a
+printable :class:`Finding` with its :class:`~hygiene.secrets.Secret` (``keep_secrets=True``).
+"""
+
+from __future__ import annotations
+
+from hygiene.scan.api import ScanRequest, run_scan
+from hygiene.scan.findings import Detection, Finding, ScanResult
+
+__all__ = ["Detection", "Finding", "ScanRequest", "ScanResult", "run_scan"]

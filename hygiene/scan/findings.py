@@ -1,0 +1,62 @@
+"""What the scanner reports: a :class:`Finding` (no token in it) and, for callers in the same
+process, a :class:`Detection` pairing a finding with its :class:`~hygiene.secrets.Secret`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from hygiene.secrets import Secret
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One leaked secret, described without the secret: safe to print, store and send."""
+
+    path: str
+    line: int
+    column: int
+    type: str
+    masked: str
+    fingerprint: str
+    commit: str | None = None
+    live: str | None = None
+
+    def sort_key(self) -> tuple[str, str, int, int]:
+        return (self.commit or "", self.path, self.line, self.column)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """A finding and its secret, for in-process callers (``--verify``, ``revoke-leaked --scan``).
+
+    The secret's ``repr`` hides the token; never serialise a detection, serialise its finding.
+    """
+
+    finding: Finding
+    secret: Secret = field(repr=False)
+
+
+def finding_for(secret: Secret, path: str, line: int, column: int) -> Finding:
+    """The printable description of ``secret`` found at ``path:line:column``."""
+    return Finding(path, line, column, secret.type_id, secret.masked, secret.fingerprint)
+
+
+@dataclass
+class ScanResult:
+    """Everything one scan produced: detections, per-file errors and the figures for ``stats``."""
+
+    detections: list[Detection] = field(default_factory=list)
+    findings_only: list[Finding] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    files: int = 0
+    bytes: int = 0
+    seconds: float = 0.0
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Every finding once: by path, line and column (history: in git log order)."""
+        found = [d.finding for d in self.detections] + self.findings_only
+        unique = list({(f.commit, f.path, f.line, f.column): f for f in found}.values())
+        if any(f.commit for f in unique):
+            return unique  # history: git log's order, newest commit first
+        return sorted(unique, key=Finding.sort_key)

@@ -1,0 +1,149 @@
+"""Git as a source: the index (``--staged``) and the lines commits added (``--history``).
+
+Both stream from git subprocesses, so neither a large blob nor a long history is held in
+memory: blobs come through one ``git cat-file --batch``, history through ``git log -p``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from typing import IO
+
+from hygiene.errors import InputError, UsageError
+from hygiene.scan.engine import DEFAULT_CHUNK_SIZE, Reader, StreamScanner
+from hygiene.scan.findings import Detection, ScanResult, finding_for
+from hygiene.scan.sources import GZIP_ERRORS, Excluder, git_output
+
+_SUBMODULE_MODE = "160000"
+
+
+@dataclass(frozen=True)
+class StagedBlob:
+    path: str
+    sha: str
+
+
+def staged_blobs(excluder: Excluder) -> list[StagedBlob]:
+    """Added or modified paths of the index and their blob ids (deleted paths have none)."""
+    out = git_output(
+        ["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev", "--diff-filter=AM"],
+        "--staged needs a git repository",
+    )
+    fields = out.split(b"\0")
+    blobs = []
+    for meta, raw_path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = meta.decode("ascii", "replace").split()
+        if len(parts) < 4 or parts[1] == _SUBMODULE_MODE:
+            continue
+        path = os.fsdecode(raw_path)
+        if not excluder.excludes(path):
+            blobs.append(StagedBlob(path, parts[3]))
+    return blobs
+
+
+def _blob_reader(stream: IO[bytes], size: int) -> Reader:
+    """Reads exactly ``size`` bytes of ``stream``, then reports end of stream."""
+    left = size
+
+    def read(n: int) -> bytes:
+        nonlocal left
+        if left <= 0:
+            return b""
+        piece = stream.read(min(n, left))
+        if not piece:
+            raise InputError("git cat-file ended early")
+        left -= len(piece)
+        return piece
+
+    return read
+
+
+def _feed(stdin: IO[bytes], blobs: list[StagedBlob]) -> None:
+    try:
+        for blob in blobs:
+            stdin.write(blob.sha.encode("ascii") + b"\n")
+    finally:
+        stdin.close()
+
+
+def scan_staged(excluder: Excluder, chunk_size: int = DEFAULT_CHUNK_SIZE) -> ScanResult:
+    """Scan the staged content of the current repository (the index, not the work tree)."""
+    started = time.perf_counter()
+    blobs = staged_blobs(excluder)
+    result = ScanResult()
+    if blobs:
+        _scan_blobs(blobs, result, chunk_size)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _scan_blobs(blobs: list[StagedBlob], result: ScanResult, chunk_size: int) -> None:
+    proc = subprocess.Popen(
+        ["git", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None  # noqa: S101, PT018 - PIPEs
+    feeder = threading.Thread(target=_feed, args=(proc.stdin, blobs), daemon=True)
+    feeder.start()
+    try:
+        for blob in blobs:
+            header = proc.stdout.readline().split()
+            if len(header) != 3 or header[1] != b"blob":
+                result.errors.append(f"{blob.path}: staged blob cannot be read")
+                continue
+            read = _blob_reader(proc.stdout, int(header[2]))
+            _scan_blob(blob, read, result, chunk_size)
+            while read(1 << 16):
+                pass  # whatever a corrupt gzip left unread: stay in step with cat-file
+            proc.stdout.read(1)  # the newline after each blob
+    finally:
+        proc.stdout.close()
+        proc.wait()
+        feeder.join()
+
+
+class _ReaderFile:
+    """A ``read(n)`` function as the file object :class:`gzip.GzipFile` reads from."""
+
+    def __init__(self, read: Reader) -> None:
+        self._read = read
+
+    def read(self, n: int) -> bytes:
+        return self._read(n)
+
+    def seek(self, n: int) -> object:
+        raise io.UnsupportedOperation("a git blob stream cannot seek")
+
+
+def _scan_blob(blob: StagedBlob, read: Reader, result: ScanResult, chunk_size: int) -> None:
+    scanner = StreamScanner(chunk_size)
+    if blob.path.endswith(".gz"):
+        read = gzip.GzipFile(mode="rb", fileobj=_ReaderFile(read)).read
+    try:
+        for hit in scanner.scan(read):
+            finding = finding_for(hit.secret, blob.path, hit.line, hit.column)
+            result.detections.append(Detection(finding, hit.secret))
+    except GZIP_ERRORS as exc:
+        result.errors.append(f"{blob.path}: not a valid gzip file ({exc})")
+    else:
+        result.files += 1
+    finally:
+        result.bytes += scanner.bytes_read
+
+
+def history_args(since: str | None) -> list[str]:
+    """The revisions ``--history [--since REV]`` covers: all refs, or ``REV..HEAD`` (a range
+    ``A..B`` given as REV is used as it is)."""
+    if since is None:
+        return ["--all"]
+    if not since or since.startswith("-"):
+        raise UsageError(f"--since: not a revision: {since!r}")
+    return [since] if ".." in since else [f"{since}..HEAD"]
+
+
+__all__ = ["history_args", "scan_staged", "staged_blobs"]

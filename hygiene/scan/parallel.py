@@ -1,0 +1,185 @@
+"""Scanning many bytes in worker processes.
+
+Big files are split into newline-aligned byte ranges (so every range starts at a line start
+and no match crosses a range boundary), small files are grouped into batches. Each worker
+returns findings with line numbers counted from its range's start and the number of newlines
+it read; the parent fixes line numbers up by prefix sums. Only findings cross the process
+boundary, never a token.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import multiprocessing
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from hygiene.scan.engine import StreamScanner
+from hygiene.scan.findings import Finding, ScanResult, finding_for
+from hygiene.scan.sources import FileTarget
+
+RANGE_SIZE = 32 << 20
+BATCH_SIZE = 4 << 20
+# How far past a split point we look for a newline before giving the split up.
+_ALIGN_LIMIT = 1 << 20
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A piece of work: whole files, or bytes ``start:end`` of one file (``is_range``)."""
+
+    targets: tuple[FileTarget, ...]
+    start: int = -1
+    end: int = -1
+    part: int = 0
+
+    @property
+    def is_range(self) -> bool:
+        return self.start >= 0
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start if self.is_range else sum(t.size for t in self.targets)
+
+
+@dataclass
+class UnitResult:
+    unit: Unit
+    findings: list[Finding]
+    errors: list[str]
+    files: int
+    bytes: int
+    newlines: int
+
+
+def _next_line_start(path: str, offset: int) -> int | None:
+    with open(path, "rb") as f:
+        f.seek(offset)
+        block = f.read(_ALIGN_LIMIT)
+    nl = block.find(b"\n")
+    return None if nl == -1 else offset + nl + 1
+
+
+def split_file(target: FileTarget, range_size: int = RANGE_SIZE) -> list[Unit]:
+    """``target`` as newline-aligned ranges of about ``range_size`` bytes."""
+    bounds = [0]
+    for guess in range(range_size, target.size, range_size):
+        if guess <= bounds[-1]:
+            continue
+        aligned = _next_line_start(target.fspath, guess)
+        if aligned is not None and bounds[-1] < aligned < target.size:
+            bounds.append(aligned)
+    bounds.append(target.size)
+    return [Unit((target,), a, b, i) for i, (a, b) in enumerate(itertools.pairwise(bounds))]
+
+
+def plan(targets: Sequence[FileTarget], range_size: int = RANGE_SIZE) -> list[Unit]:
+    """Work units: big plain files split, the rest batched."""
+    units: list[Unit] = []
+    batch: list[FileTarget] = []
+    batch_bytes = 0
+    for target in targets:
+        if target.size > range_size and not target.gzipped:
+            units.extend(split_file(target, range_size))
+            continue
+        batch.append(target)
+        batch_bytes += target.size
+        if batch_bytes >= BATCH_SIZE:
+            units.append(Unit(tuple(batch)))
+            batch, batch_bytes = [], 0
+    if batch:
+        units.append(Unit(tuple(batch)))
+    # Largest first, so no worker is left with a big range at the end.
+    units.sort(key=lambda u: -u.size)
+    return units
+
+
+def _range_reader(f: object, remaining: int) -> Callable[[int], bytes]:
+    read: Callable[[int], bytes] = f.read  # type: ignore[attr-defined]
+
+    def bounded(n: int) -> bytes:
+        nonlocal remaining
+        piece = read(min(n, remaining)) if remaining > 0 else b""
+        remaining -= len(piece)
+        return piece
+
+    return bounded
+
+
+def _scan_range(unit: Unit, chunk_size: int) -> UnitResult:
+    target = unit.targets[0]
+    scanner = StreamScanner(chunk_size)
+    findings: list[Finding] = []
+    errors: list[str] = []
+    try:
+        with open(target.fspath, "rb", buffering=0) as f:
+            f.seek(unit.start)
+            for hit in scanner.scan(_range_reader(f, unit.end - unit.start)):
+                findings.append(finding_for(hit.secret, target.display, hit.line, hit.column))
+    except OSError as exc:
+        errors.append(f"{target.display}: {exc.strerror or exc}")
+    files = 1 if unit.part == 0 and not errors else 0
+    return UnitResult(unit, findings, errors, files, scanner.bytes_read, scanner.newlines)
+
+
+def _scan_batch(unit: Unit, chunk_size: int) -> UnitResult:
+    from hygiene.scan.runner import scan_target
+
+    result = ScanResult()
+    for target in unit.targets:
+        scan_target(target, result, chunk_size)
+    findings = [d.finding for d in result.detections]
+    return UnitResult(unit, findings, result.errors, result.files, result.bytes, 0)
+
+
+def run_unit(args: tuple[Unit, int]) -> UnitResult:
+    """Worker entry point (module level, so it pickles)."""
+    unit, chunk_size = args
+    return _scan_range(unit, chunk_size) if unit.is_range else _scan_batch(unit, chunk_size)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def _results(units: list[Unit], workers: int, chunk_size: int) -> Iterator[UnitResult]:
+    with _context().Pool(min(workers, len(units))) as pool:
+        yield from pool.imap_unordered(run_unit, [(u, chunk_size) for u in units])
+
+
+def scan_parallel(
+    targets: Sequence[FileTarget], workers: int, chunk_size: int, range_size: int | None = None
+) -> ScanResult:
+    """Scan ``targets`` in ``workers`` processes; findings only (no secrets)."""
+    if range_size is None:
+        # About four units per worker, so that no worker finishes long before the others.
+        total = sum(t.size for t in targets)
+        range_size = max(BATCH_SIZE, min(RANGE_SIZE, total // (workers * 4) + 1))
+    units = plan(targets, range_size)
+    if len(units) > 1:
+        done = list(_results(units, workers, chunk_size))
+    else:
+        done = [run_unit((u, chunk_size)) for u in units]
+    result = ScanResult()
+    ranges: dict[str, list[UnitResult]] = {}
+    for r in done:
+        result.files += r.files
+        result.bytes += r.bytes
+        result.errors += [e for e in r.errors if e not in result.errors]
+        if not r.unit.is_range:
+            result.findings_only += r.findings
+        else:
+            ranges.setdefault(r.unit.targets[0].fspath, []).append(r)
+    for parts in ranges.values():
+        parts.sort(key=lambda r: r.unit.part)
+        offset = 0
+        for r in parts:
+            shifted = [dataclasses.replace(f, line=f.line + offset) for f in r.findings]
+            result.findings_only += shifted
+            offset += r.newlines
+    return result
+
+
+__all__ = ["plan", "scan_parallel", "split_file"]

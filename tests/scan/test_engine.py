@@ -1,0 +1,127 @@
+"""The byte engine: exact positions, chunk boundaries, binary data, placeholders."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hygiene.scan.engine import WINDOW, Hit, scan_bytes
+from hygiene.secrets import AIC_PAT, BEARER_TOKEN
+from tests.helpers import assert_no_secret, new_pat, new_session_token
+from tests.strategies import (
+    bearer_credentials,
+    bytes_after,
+    bytes_before,
+    pats,
+    placeholder_credentials,
+    placeholder_pats,
+    text_after,
+    text_before,
+)
+
+chunk_sizes = st.sampled_from([1, 2, 3, 5, 16, 64, 1 << 20])
+
+
+def _expected_position(prefix: bytes) -> tuple[int, int]:
+    last_line = prefix.rsplit(b"\n", 1)[-1]
+    return prefix.count(b"\n") + 1, len(last_line.decode("utf-8", "surrogateescape")) + 1
+
+
+def _tokens(hits: list[Hit]) -> list[tuple[int, int, str]]:
+    return [(h.line, h.column, h.secret.token) for h in hits]
+
+
+@given(before=text_before, pat=pats, after=text_after, chunk=chunk_sizes)
+def test_pat_in_any_text_is_found_at_its_line_and_column(
+    before: str, pat: str, after: str, chunk: int
+) -> None:
+    prefix = before.encode()
+    hits = scan_bytes(prefix + pat.encode() + after.encode(), chunk)
+    line, column = _expected_position(prefix)
+    assert (line, column, pat) in _tokens(hits)
+    assert [h.secret.token for h in hits].count(pat) == 1
+
+
+@given(before=bytes_before, pat=pats, after=bytes_after, chunk=chunk_sizes)
+def test_pat_in_any_bytes_is_found_at_its_line_and_column(
+    before: bytes, pat: str, after: bytes, chunk: int
+) -> None:
+    hits = scan_bytes(before + pat.encode() + after, chunk)
+    assert (*_expected_position(before), pat) in _tokens(hits)
+    assert [h.secret.token for h in hits].count(pat) == 1
+
+
+@given(before=text_before, cred=bearer_credentials, chunk=chunk_sizes)
+def test_bearer_header_in_text_is_found(before: str, cred: str, chunk: int) -> None:
+    prefix = (before + "\nAuthorization: Bearer ").encode()
+    hits = scan_bytes(prefix + cred.encode() + b"\r\n", chunk)
+    found = [(h.line, h.column, h.secret.type_id) for h in hits if h.secret.token == cred]
+    assert found == [(*_expected_position(prefix), BEARER_TOKEN)]
+
+
+@given(placeholder=placeholder_pats, chunk=chunk_sizes)
+def test_placeholder_pats_never_alarm(placeholder: str, chunk: int) -> None:
+    assert scan_bytes(f'token = "{placeholder}"\n'.encode(), chunk) == []
+
+
+@given(placeholder=placeholder_credentials)
+def test_placeholder_credentials_never_alarm(placeholder: str) -> None:
+    data = f"Authorization: Bearer {placeholder}\naccess_token={placeholder}\n".encode()
+    assert scan_bytes(data) == []
+
+
+@given(pat=pats.filter(lambda p: len(p) >= len("pat_AIC_") + 16))
+def test_masked_form_never_holds_the_secret_part(pat: str) -> None:
+    (hit,) = scan_bytes(pat.encode())
+    assert_no_secret([hit.secret.masked], [pat])
+    # A repr names fields (`start=`), so only the whole token is checked there.
+    assert pat not in repr(hit)
+    assert pat.removeprefix("pat_AIC_") not in repr(hit.secret)
+
+
+@pytest.mark.parametrize("chunk", [100, 4096, 4097, 5000, 8191, 1 << 20])
+def test_token_in_a_long_binary_line_is_found_once_across_cuts(chunk: int) -> None:
+    pat = new_pat()
+    data = b"\x00" * 10_000 + b" " + pat.encode() + b" " + b"\xff" * 9_000
+    assert _tokens(scan_bytes(data, chunk)) == [(1, 10_002, pat)]
+
+
+@pytest.mark.parametrize("chunk", [50, 51, 100, 4096, 1 << 20])
+def test_needle_inside_a_token_across_a_binary_cut_is_not_a_second_finding(chunk: int) -> None:
+    body = new_pat().removeprefix("pat_AIC_")
+    pat = "pat_AIC_" + body + "pat_AIC_" + body  # the body alphabet holds the prefix
+    data = b"\x00" * 5_000 + pat.encode() + b"\x00" * 9_000
+    assert _tokens(scan_bytes(data, chunk)) == [(1, 5_001, pat)]
+
+
+@pytest.mark.parametrize("chunk", [7, 333, 4099, 1 << 20])
+def test_columns_count_characters_not_bytes_across_cuts(chunk: int) -> None:
+    pat = new_pat()
+    data = ("é" * 6_000 + "€ " + pat).encode()
+    assert _tokens(scan_bytes(data, chunk)) == [(1, 6_003, pat)]
+
+
+@pytest.mark.parametrize("chunk", [1, 10, 1 << 20])
+def test_every_token_near_every_cut_is_found_once(chunk: int) -> None:
+    pats_ = [new_pat() for _ in range(40)]
+    data = b"".join(b"x" * i + b"=" + p.encode() + b"\r\n" for i, p in enumerate(pats_))
+    hits = scan_bytes(data, chunk)
+    assert _tokens(hits) == [(i + 1, i + 2, p) for i, p in enumerate(pats_)]
+
+
+def test_allowlisted_line_is_skipped_but_not_its_neighbours() -> None:
+    pat, other = new_pat(), new_pat()
+    data = f"a = '{pat}'  # pragma: allowlist secret\nb = '{other}'  # hygiene: allo\n"
+    assert [h.secret.token for h in scan_bytes(data.encode(), 8)] == [other]
+
+
+def test_bearer_pat_is_reported_once_as_a_pat() -> None:
+    pat, session = new_pat(), new_session_token()
+    data = f'Authorization: Bearer {pat}\n{{"access_token": "{session}"}}\n'.encode()
+    hits = scan_bytes(data)
+    assert [(h.line, h.secret.type_id) for h in hits] == [(1, AIC_PAT), (2, BEARER_TOKEN)]
+
+
+def test_window_covers_the_longest_match() -> None:
+    assert len("Authorization: Bearer ") + 4096 < WINDOW
