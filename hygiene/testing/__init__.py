@@ -1,3 +1,22 @@
-"""Prove: a stand-in control plane on loopback, for tests and for trying the tools by hand."""
+"""Prove: a stand-in control plane on loopback, for tests and for trying the tools by hand.
+
+``ControlPlane`` is a real threaded HTTP server implementing every endpoint of the API
+document, with ``switches`` for its open points and for faults; the pytest fixture
+``control_plane`` (plugin ``aic_control_plane``) yields a running one.
+"""
 
 from __future__ import annotations
+
+from hygiene.testing.faults import Fault, RateLimit, Switches
+from hygiene.testing.server import ControlPlane, RecordedRequest, running_control_plane
+from hygiene.testing.state import State
+
+__all__ = [
+    "ControlPlane",
+    "Fault",
+    "RateLimit",
+    "RecordedRequest",
+    "State",
+    "Switches",
+    "running_control_plane",
+]

@@ -1,3 +1,25 @@
-"""pytest plugin (entry point ``aic_control_plane``): fixtures for the stand-in control plane."""
+"""pytest plugin (entry point ``aic_control_plane``): fixtures for the stand-in control plane.
+
+Installed with the package, so any test suite gets::
+
+    def test_my_integration(control_plane):
+        env = control_plane.env()          # AIC_BASE_URL, AIC_EMAIL, AIC_PASSWORD
+        control_plane.switches.fail_next = 2
+        ...
+        assert all("authorization" in r.headers for r in control_plane.requests[1:])
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from hygiene.testing.server import ControlPlane
+
+
+@pytest.fixture
+def control_plane() -> Iterator[ControlPlane]:
+    """A running stand-in on 127.0.0.1 (ephemeral port), stopped after the test."""
+    with ControlPlane() as plane:
+        yield plane

@@ -1,0 +1,81 @@
+"""Where to connect and as whom: read from the environment (or a no-echo prompt), never argv."""
+
+from __future__ import annotations
+
+import getpass
+import ipaddress
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from hygiene.errors import UsageError
+
+Prompt = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class Config:
+    """The client's settings. Secrets are kept out of ``repr``."""
+
+    base_url: str
+    email: str | None = None
+    password: str | None = field(default=None, repr=False)
+    token: str | None = field(default=None, repr=False)
+    org_id: str | None = None
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback IP addresses (127.0.0.0/8, ::1)."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_base_url(url: str, allow_http: bool) -> str:
+    """``url`` without a trailing slash; plain http only for loopback or when allowed."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"AIC_BASE_URL must be an http(s) address, got {url!r}")
+    if parts.username or parts.password:
+        raise UsageError("AIC_BASE_URL must not hold credentials; use AIC_EMAIL/AIC_PASSWORD")
+    if parts.scheme == "http" and not (allow_http or is_loopback(parts.hostname)):
+        raise UsageError(
+            "AIC_BASE_URL uses plain http to a non-loopback host; use https "
+            "(or set AIC_ALLOW_HTTP=1 if you really mean it)"
+        )
+    return url.rstrip("/")
+
+
+def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Config:
+    """Read ``AIC_*`` from ``env``; ``prompt`` (no echo) asks for a missing password.
+
+    ``prompt`` is given only when a terminal is attached (see :func:`tty_prompt`).
+    """
+    url = env.get("AIC_BASE_URL", "").strip()
+    if not url:
+        raise UsageError("AIC_BASE_URL is not set (the control plane's address)")
+    base_url = check_base_url(url, env.get("AIC_ALLOW_HTTP", "") == "1")
+    org_id = env.get("AIC_ORG_ID", "").strip() or None
+    token = env.get("AIC_TOKEN", "").strip() or None
+    if token:
+        return Config(base_url, token=token, org_id=org_id)
+    email = env.get("AIC_EMAIL", "").strip()
+    if not email:
+        raise UsageError("set AIC_EMAIL and AIC_PASSWORD (or AIC_TOKEN) to reach the service")
+    password = env.get("AIC_PASSWORD") or None
+    if password is None and prompt is not None:
+        password = prompt(f"Password for {email}: ") or None
+    if password is None:
+        raise UsageError("AIC_PASSWORD is not set and no terminal is attached to ask for it")
+    return Config(base_url, email=email, password=password, org_id=org_id)
+
+
+def tty_prompt(stdin_is_tty: bool) -> Prompt | None:
+    """``getpass.getpass`` (no echo) when a terminal is attached, else None."""
+    return getpass.getpass if stdin_is_tty else None
+
+
+__all__ = ["Config", "check_base_url", "is_loopback", "load_config", "tty_prompt"]

@@ -1,0 +1,66 @@
+"""``hygiene fake-server``: run the stand-in control plane on loopback to try the tools by hand.
+
+The demo account's password is never printed (terminal logs get shared): it is written to a
+file readable only by you, and the command prints how to load it into ``AIC_PASSWORD``.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import tempfile
+import threading
+from pathlib import Path
+
+import click
+
+from hygiene.errors import EXIT_OK, InputError
+from hygiene.testing.faults import Switches
+from hygiene.testing.server import ControlPlane
+from hygiene.testing.state import State
+
+
+def write_password_file(password: str, path: Path | None) -> Path:
+    """Write ``password`` to ``path`` (or a new temp file) with mode 0600."""
+    if path is None:
+        fd, name = tempfile.mkstemp(prefix="aic-fake-server-", suffix=".password")
+        path = Path(name)
+    else:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        except OSError as exc:
+            raise InputError(f"cannot write --password-file {path}: {exc}") from None
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(password + "\n")
+    os.chmod(path, 0o600)
+    return path
+
+
+@click.command(name="fake-server")
+@click.option("--password-file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the demo password here (default: a new private temp file).")
+@click.option("--token-lifetime", type=float, default=900.0, show_default=True,
+              help="Session lifetime in seconds (expires_in).")
+@click.option("--no-refresh", is_flag=True, help="Answer 404 on /auth/refresh.")
+@click.option("--rate-limit", type=int, metavar="N", help="Allow N requests per second.")
+@click.option("--fail-probability", type=float, default=0.0, help="Answer 500 this often.")
+def command(password_file: Path | None, token_lifetime: float, no_refresh: bool,
+            rate_limit: int | None, fail_probability: float) -> int:  # fmt: skip
+    """Run a stand-in control plane on 127.0.0.1 until interrupted (Ctrl-C)."""
+    switches = Switches(refresh_enabled=not no_refresh)
+    switches.set_rate_limit(rate_limit)
+    switches.set_fail_probability(fail_probability)
+    plane = ControlPlane(State(token_lifetime=token_lifetime), switches)
+    path = write_password_file(plane.password, password_file)
+    with plane:
+        click.echo(f"stand-in control plane at {plane.base_url} (Ctrl-C to stop)")
+        click.echo("in another shell:")
+        click.echo(f"  export AIC_BASE_URL={plane.base_url} AIC_EMAIL={plane.email}")
+        click.echo(f'  export AIC_PASSWORD="$(cat {shlex.quote(str(path))})"')
+        orgs = plane.state.account(plane.email).memberships
+        click.echo("organizations: " + ", ".join(org for org, _ in orgs))
+        try:
+            threading.Event().wait()
+        except KeyboardInterrupt:
+            click.echo("stopped", err=True)
+    return EXIT_OK

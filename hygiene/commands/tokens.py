@@ -1,0 +1,110 @@
+"""``hygiene tokens create | register | list``: PATs and the local inventory."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import sys
+from datetime import datetime, timezone
+from typing import TextIO
+
+import click
+
+from hygiene.api.client import ControlPlaneClient, check_days
+from hygiene.api.config import load_config, tty_prompt
+from hygiene.errors import EXIT_OK, InputError
+from hygiene.inventory import Entry, default_path, open_inventory
+from hygiene.secrets import AIC_PAT, PAT_PREFIX, find_secrets
+
+
+@click.group(name="tokens")
+def group() -> None:
+    """Create PATs, register existing ones and list the token inventory."""
+
+
+@group.command()
+@click.option("--name", required=True, help="Label of the new token.")
+@click.option("--scope", "scopes", multiple=True, required=True, metavar="SCOPE",
+              help="A scope of the token (repeatable), e.g. safes:read.")
+@click.option("--days", type=int, required=True, help="Lifetime in days (at most 180).")
+def create(name: str, scopes: tuple[str, ...], days: int) -> int:
+    """Create a PAT, print its value ONCE on stdout and record it (never the value)."""
+    check_days(days)
+    config = load_config(os.environ, prompt=tty_prompt(sys.stdin.isatty()))
+    path = default_path(os.environ)
+    # The inventory is opened first: a token created but impossible to record would be lost.
+    with open_inventory(path) as inventory, ControlPlaneClient(config) as client:
+        created = client.create_pat(name, list(scopes), days)
+        inventory.add(created.token_id, created.value, name=name, scopes=created.scopes,
+                      expires_at=created.expires_at, org_id=client.org_id)  # fmt: skip
+    click.echo(created.value)
+    click.echo(f"created {created.token_id} ({name}), expires {created.expires_at}; "
+               "the value above is shown only this once", err=True)  # fmt: skip
+    return EXIT_OK
+
+
+def _read_value(stdin: TextIO) -> str:
+    if stdin.isatty():
+        value = getpass.getpass("Token value (not echoed): ")
+    else:
+        value = next((line.strip() for line in stdin if line.strip()), "")
+    secrets = find_secrets(value)
+    whole = len(secrets) == 1 and secrets[0].type_id == AIC_PAT and secrets[0].token == value
+    if not value.startswith(PAT_PREFIX) or not whole:
+        raise InputError("standard input does not hold a pat_AIC_ token value")
+    return value
+
+
+@group.command()
+@click.option("--token-id", required=True, help="The token's id on the service.")
+@click.option("--name", help="Label (default: the token id).")
+@click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="Scope (repeatable).")
+@click.option("--expires", "expires", metavar="DATE", help="Expiry, ISO 8601 (e.g. 2026-12-31).")
+def register(token_id: str, name: str | None, scopes: tuple[str, ...], expires: str | None) -> int:
+    """Record an existing PAT; its value is read from standard input, never the command line."""
+    expires_at = None
+    if expires:
+        try:
+            when = datetime.fromisoformat(expires)
+        except ValueError:
+            raise InputError(f"--expires: not an ISO 8601 date: {expires!r}") from None
+        expires_at = (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).isoformat()
+    value = _read_value(sys.stdin)
+    with open_inventory(default_path(os.environ)) as inventory:
+        entry = inventory.add(token_id, value, name=name or token_id, scopes=scopes,
+                              expires_at=expires_at)  # fmt: skip
+    click.echo(f"registered {entry.token_id} ({entry.fingerprint[:19]})", err=True)
+    return EXIT_OK
+
+
+def _as_json(entry: Entry, now: datetime) -> dict[str, object]:
+    return {"token_id": entry.token_id, "name": entry.name, "scopes": list(entry.scopes),
+            "expires_at": entry.expires_at, "state": entry.current_state(now),
+            "near_expiry": entry.near_expiry(now), "org_id": entry.org_id,
+            "fingerprint": entry.fingerprint, "sha1": entry.sha1}  # fmt: skip
+
+
+def _as_line(entry: Entry, now: datetime) -> str:
+    expiry = entry.expires_at[:10] if entry.expires_at else "-"
+    flag = "  expires soon" if entry.near_expiry(now) else ""
+    return (f"{entry.token_id:<22} {entry.current_state(now):<8} {expiry:<10} "
+            f"{entry.fingerprint[:19]}  {entry.name} [{','.join(entry.scopes)}]{flag}")  # fmt: skip
+
+
+@group.command(name="list")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+def list_(fmt: str) -> int:
+    """List the inventory: expiry, state (active, expired, revoked), near-expiry flag."""
+    path = default_path(os.environ)
+    with open_inventory(path, create=False) as inventory:
+        entries = inventory.entries()
+    now = datetime.now(timezone.utc)
+    if fmt == "json":
+        click.echo(json.dumps({"tokens": [_as_json(e, now) for e in entries]}, indent=2))
+    elif entries:
+        click.echo("\n".join(_as_line(e, now) for e in entries))
+    else:
+        click.echo(f"no tokens in {path}", err=True)
+    return EXIT_OK

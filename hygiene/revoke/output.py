@@ -1,0 +1,54 @@
+"""How results are shown: one line per id (text) or SPEC's JSON document; the exit status."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from hygiene.errors import EXIT_FINDINGS, EXIT_OK
+from hygiene.revoke.plan import NOT_FOUND, REVOKED, STATUSES, WOULD_REVOKE, Result
+
+
+def summary(results: Sequence[Result], dry_run: bool = False) -> dict[str, int]:
+    """Count per status (SPEC's four; plus ``would_revoke`` in a dry run)."""
+    names = (*STATUSES, WOULD_REVOKE) if dry_run else STATUSES
+    return {name: sum(1 for r in results if r.status == name) for name in names}
+
+
+def exit_status(results: Sequence[Result]) -> int:
+    """0 when every id ended revoked or not_found (or would be revoked), else 1."""
+    ok = (REVOKED, NOT_FOUND, WOULD_REVOKE)
+    return EXIT_OK if all(r.status in ok for r in results) else EXIT_FINDINGS
+
+
+def render_json(results: Sequence[Result], dry_run: bool = False) -> str:
+    doc: dict[str, object] = {
+        "results": [r.as_json() for r in results],
+        "summary": summary(results, dry_run),
+    }
+    if dry_run:
+        doc["dry_run"] = True
+    return json.dumps(doc, indent=2)
+
+
+def _line(result: Result) -> str:
+    fp = (result.fingerprint or "-")[:19]  # "sha256:" + 12 hex digits
+    parts = [f"{result.status:<12}", result.token_id or "-", fp]
+    if result.http_status is not None:
+        parts.append(f"HTTP {result.http_status}")
+    if result.error:
+        parts.append(result.error)
+    if result.where or result.masked:
+        parts.append(" ".join(p for p in (result.where, result.masked) if p))
+    return "  ".join(parts)
+
+
+def render_text(results: Sequence[Result]) -> str:
+    """One line per result: status, token id, fingerprint prefix, HTTP status, where."""
+    return "\n".join(_line(r) for r in results)
+
+
+def summary_line(results: Sequence[Result], dry_run: bool = False) -> str:
+    counts = summary(results, dry_run)
+    return ", ".join(f"{n} {name}" for name, n in counts.items()) + (" (dry run)" if dry_run
+                                                                      else "")  # fmt: skip

@@ -1,0 +1,81 @@
+"""From findings and ids to a plan: the token ids to revoke, and what could not be resolved."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from hygiene.inventory import Inventory
+from hygiene.revoke.sources import Finding
+
+REVOKED, NOT_FOUND, FAILED, UNRESOLVED = "revoked", "not_found", "failed", "unresolved"
+WOULD_REVOKE = "would_revoke"  # --dry-run
+STATUSES = (REVOKED, NOT_FOUND, FAILED, UNRESOLVED)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A token id to revoke, with its fingerprint when the inventory knows it."""
+
+    token_id: str
+    fingerprint: str | None = None
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome for one token id (or one unresolved finding)."""
+
+    token_id: str | None
+    fingerprint: str | None
+    status: str
+    http_status: int | None = None
+    error: str | None = None
+    where: str = ""
+    masked: str = ""
+
+    def as_json(self) -> dict[str, object]:
+        data: dict[str, object] = {"token_id": self.token_id, "fingerprint": self.fingerprint,
+                                   "status": self.status, "http_status": self.http_status}
+        if self.error:
+            data["error"] = self.error
+        if self.where:
+            data["where"] = self.where
+        return data  # fmt: skip
+
+
+@dataclass
+class Plan:
+    targets: list[Target] = field(default_factory=list)
+    unresolved: list[Result] = field(default_factory=list)
+
+
+def make_plan(findings: Iterable[Finding], ids: Iterable[str], inventory: Inventory) -> Plan:
+    """Resolve findings through the inventory; each token id appears once, in given order."""
+    plan = Plan()
+    seen_ids: set[str] = set()
+    seen_keys: set[str] = set()
+
+    def add(token_id: str, fp: str | None) -> None:
+        if token_id not in seen_ids:
+            seen_ids.add(token_id)
+            plan.targets.append(Target(token_id, fp))
+
+    for finding in findings:
+        if finding.key in seen_keys:
+            continue
+        seen_keys.add(finding.key)
+        entry = inventory.by_fingerprint(finding.key)
+        if entry is not None:
+            add(entry.token_id, entry.fingerprint)
+        elif finding.required:
+            fp = finding.key if finding.key.startswith("sha256:") else None
+            plan.unresolved.append(Result(None, fp, UNRESOLVED, where=finding.where,
+                                          masked=finding.masked))  # fmt: skip
+    for token_id in ids:
+        entry = inventory.get(token_id)
+        add(token_id, entry.fingerprint if entry else None)
+    return plan
+
+
+__all__ = ["FAILED", "NOT_FOUND", "REVOKED", "STATUSES", "UNRESOLVED", "WOULD_REVOKE", "Plan",
+           "Result", "Target", "make_plan"]  # fmt: skip

@@ -1,0 +1,1 @@
+"""Tests of the revoke, tokens and fake-server commands."""

@@ -1,0 +1,119 @@
+"""The token inventory: fingerprints not values, per-user default path, concurrency, corruption."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from hygiene.errors import InputError
+from hygiene.inventory import ACTIVE, EXPIRED, REVOKED, default_path, open_inventory
+from hygiene.secrets import fingerprint, sha1_hex
+from tests.helpers import SecretGuard, run_hygiene
+
+
+def days_from_now(days: float) -> str:
+    return (datetime.now(timezone.utc) + timedelta(days=days)).isoformat()
+
+
+def test_records_fingerprints_never_the_value(tmp_path: Path, guard: SecretGuard) -> None:
+    path = tmp_path / "inv.sqlite3"
+    value = guard.pat()
+    with open_inventory(path) as inventory:
+        entry = inventory.add("tok_1", value, name="ci", scopes=["safes:read"],
+                              expires_at=days_from_now(30), org_id="org_main")  # fmt: skip
+        assert entry.fingerprint == fingerprint(value)
+        assert inventory.by_fingerprint(fingerprint(value)) == entry
+        assert inventory.by_fingerprint(sha1_hex(value)) == entry
+        assert inventory.by_fingerprint("sha256:" + "0" * 64) is None
+        assert inventory.get("tok_1") == entry
+    guard.capture(path.read_bytes())
+    assert oct(path.stat().st_mode)[-3:] == "600"
+
+
+def test_states_and_near_expiry(tmp_path: Path, guard: SecretGuard) -> None:
+    now = datetime.now(timezone.utc)
+    with open_inventory(tmp_path / "inv.sqlite3") as inventory:
+        soon = inventory.add("a", guard.pat(), name="a", scopes=[], expires_at=days_from_now(3))
+        later = inventory.add("b", guard.pat(), name="b", scopes=[], expires_at=days_from_now(90))
+        past = inventory.add("c", guard.pat(), name="c", scopes=[], expires_at=days_from_now(-1))
+        assert inventory.mark(["b", "unknown"], REVOKED) == 1
+        revoked = inventory.get("b")
+    assert (soon.current_state(now), soon.near_expiry(now)) == (ACTIVE, True)
+    assert (later.current_state(now), later.near_expiry(now)) == (ACTIVE, False)
+    assert past.current_state(now) == EXPIRED
+    assert revoked is not None
+    assert revoked.state == REVOKED
+
+
+@pytest.mark.parametrize(
+    ("env", "platform", "expected"),
+    [({"HYGIENE_INVENTORY": "/x/inv.db"}, "linux", "/x/inv.db"),
+     ({"HOME": "/h", "XDG_DATA_HOME": "/d"}, "linux", "/d/aic-token-hygiene/inventory.sqlite3"),
+     ({"HOME": "/h"}, "linux", "/h/.local/share/aic-token-hygiene/inventory.sqlite3"),
+     ({"HOME": "/h"}, "darwin", "/h/Library/Application Support/aic-token-hygiene/"
+                                "inventory.sqlite3"),
+     ({"HOME": "/h", "LOCALAPPDATA": "/l"}, "win32", "/l/aic-token-hygiene/inventory.sqlite3")],
+)  # fmt: skip
+def test_default_path(env: dict[str, str], platform: str, expected: str) -> None:
+    assert default_path(env, platform) == Path(expected)
+
+
+def test_corrupt_file_is_a_one_line_error(tmp_path: Path) -> None:
+    path = tmp_path / "inv.sqlite3"
+    path.write_bytes(b"this is not a database, just some bytes" * 100)
+    with pytest.raises(InputError, match="inventory"), open_inventory(path):
+        pass
+    proc = run_hygiene(None, "tokens", "list", env={"HYGIENE_INVENTORY": str(path)})
+    assert proc.returncode == 2
+    assert proc.stderr.decode().count("\n") == 1
+    assert b"Traceback" not in proc.stderr
+
+
+def test_foreign_sqlite_file_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE songs (title TEXT)")
+    with pytest.raises(InputError, match="not a token inventory"), open_inventory(path):
+        pass
+
+
+WRITER = """
+import secrets, sys
+from pathlib import Path
+from hygiene.inventory import open_inventory
+path, tag = Path(sys.argv[1]), sys.argv[2]
+for n in range(40):
+    with open_inventory(path) as inv:
+        inv.add(f"{tag}-{n}", "pat_AIC_" + secrets.token_urlsafe(24), name=tag, scopes=["x"],
+                expires_at=None)
+        inv.mark([f"{tag}-{n // 2}"], "revoked")
+"""
+
+
+def test_concurrent_processes_do_not_corrupt_it(tmp_path: Path) -> None:
+    path = tmp_path / "inv.sqlite3"
+    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"p{i}"],
+                              stderr=subprocess.PIPE) for i in range(4)]  # fmt: skip
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
+    with open_inventory(path) as inventory:
+        entries = inventory.entries()
+    assert len(entries) == 160
+    assert len({e.fingerprint for e in entries}) == 160
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_readers_do_not_create_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "missing" / "inv.sqlite3"
+    with open_inventory(path, create=False) as inventory:
+        assert inventory.entries() == []
+    assert not path.parent.exists()
+    proc = run_hygiene(None, "tokens", "list", env={"HYGIENE_INVENTORY": str(path)})
+    assert proc.returncode == 0
+    assert not path.parent.exists()
