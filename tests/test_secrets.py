@@ -87,6 +87,12 @@ def test_code_and_prose_are_not_secrets(text: str) -> None:
     assert core.find_secrets(text) == []
 
 
+def test_short_x_runs_inside_a_random_token_still_count() -> None:
+    token = new_pat()[:20] + "xxXx" + "k3Zq9"
+    assert [s.token for s in core.find_secrets(token)] == [token]
+    assert core.find_secrets(core.PAT_PREFIX + "ab12xxxxxxxxcd34") == []
+
+
 def test_bearer_pat_is_reported_once_as_pat() -> None:
     token = new_pat()
     [secret] = core.find_secrets(f"Authorization: Bearer {token}")

@@ -1,0 +1,69 @@
+"""``hygiene mask [FILE...]``: copy files (or standard input) to standard output, masked."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Sequence
+from typing import BinaryIO
+
+import click
+
+from hygiene.errors import EXIT_OK, InputError
+from hygiene.masking.stream import mask_stream
+
+
+@click.command("mask")
+@click.argument("files", nargs=-1, metavar="[FILE]...")
+def command(files: tuple[str, ...]) -> int:
+    """Copy FILEs (or standard input, also as -) to standard output with secrets masked.
+
+    Streams in constant memory and flushes every line on pipes, so
+    `tail -f app.log | hygiene mask` shows lines as they come.
+    """
+    return mask_files(files or ("-",), sys.stdout.buffer)
+
+
+def mask_files(paths: Sequence[str], out: BinaryIO) -> int:
+    """Mask each path (``-`` is standard input) onto ``out``; every path is checked first."""
+    for path in paths:
+        _check_readable(path)
+    try:
+        for path in paths:
+            _mask_one(path, out)
+    except BrokenPipeError:
+        # The reader went away (`hygiene mask big.log | head`): stop quietly, as cat does.
+        _silence_stdout()
+    return EXIT_OK
+
+
+def _check_readable(path: str) -> None:
+    if path == "-":
+        return
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory")
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file")
+    if not os.access(path, os.R_OK):
+        raise InputError(f"{path}: permission denied")
+
+
+def _mask_one(path: str, out: BinaryIO) -> None:
+    if path == "-":
+        fd = sys.stdin.fileno()
+        mask_stream(lambda n: os.read(fd, n), out.write, out.flush)
+        return
+    try:
+        source = open(path, "rb", buffering=0)  # noqa: SIM115 - closed right below
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    with source:
+        mask_stream(source.read, out.write, out.flush)
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout at exit; a closed pipe would make that print a warning.
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())

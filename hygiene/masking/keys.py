@@ -1,0 +1,78 @@
+"""Which keys name a secret, and what a masked value of such a key looks like.
+
+A key is sensitive when, lowercased and without ``_``, ``-`` and ``.``, it ends with one of
+the words below: ``password``, ``AIC_PASSWORD``, ``db.password``, ``clientSecret``,
+``x-api-key``, ``refresh_token``, ``Set-Cookie`` ... but not ``password_hash``, ``token_type``
+or ``max_tokens``. Matching the end of the key is what users of env dumps and config logs
+expect (``GITHUB_TOKEN``), while the word list keeps ``cache_key`` and ``primary_key`` out.
+
+Values of password-like keys become a bare ``…`` (a password's tail helps guessing it); values
+of token-like keys keep the core's masked form (its tail lets a human match the inventory).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from hygiene.secrets import ELLIPSIS, PAT_PREFIX, masked_form
+
+# Word endings whose values are hidden completely.
+_HIDDEN: Final = (
+    "password", "passwd", "pwd", "passphrase", "secret", "privatekey", "secretkey",
+    "signingkey", "encryptionkey", "credential", "credentials", "cookie",
+)  # fmt: skip
+# Word endings whose values are shown in the masked form (prefix, ellipsis, short tail).
+_TOKENS: Final = (
+    "token", "apikey", "accesskey", "authorization", "session", "sessionid",
+    "sessid",
+)  # fmt: skip
+SENSITIVE_ENDINGS: Final = _HIDDEN + _TOKENS
+
+# Lowercase substrings of which every sensitive key holds at least one: the cheap gate that
+# decides whether a text needs the key rules at all.
+KEY_HINTS: Final = (
+    "pass", "pwd", "secret", "token", "key", "authoriz", "sessi", "cookie", "credential",
+)  # fmt: skip
+
+# Shell variables that only look sensitive: the working directory is not a password.
+_NOT_SECRETS: Final = frozenset({"PWD", "OLDPWD"})
+
+_STRIP: Final = str.maketrans("", "", "_-.")
+
+
+def _compact(key: str) -> str:
+    return key.lower().translate(_STRIP)
+
+
+def is_sensitive_key(key: str) -> bool:
+    """Whether values stored under ``key`` are secrets (``password``, ``x-api-key`` ...)."""
+    if len(key) > 64 or key in _NOT_SECRETS:
+        return False
+    return _compact(key).endswith(SENSITIVE_ENDINGS)
+
+
+def is_masked(value: str) -> bool:
+    """True for values that are already masked (or hold nothing to mask)."""
+    stripped = value.strip()
+    if not stripped or set(stripped) <= {"*"}:
+        return True
+    return stripped.startswith((ELLIPSIS, PAT_PREFIX + ELLIPSIS))
+
+
+def masked_value(key: str, value: str) -> str:
+    """The replacement for ``value`` stored under the sensitive ``key``."""
+    if _compact(key).endswith(_HIDDEN):
+        return ELLIPSIS
+    return safe_masked_form(value)
+
+
+def safe_masked_form(value: str) -> str:
+    """The core's masked form, without a tail when the tail is not plain token characters.
+
+    A tail such as ``:p@h`` could start a new match (``user:p@host``) on a second pass.
+    """
+    masked = masked_form(value)
+    tail = masked[masked.index(ELLIPSIS) + 1 :]
+    if tail and not tail.replace("_", "").replace("-", "").isalnum():
+        return masked[: len(masked) - len(tail)]
+    return masked

@@ -1,0 +1,147 @@
+"""``mask(text)``: every secret in a text replaced by its masked form, the rest byte for byte.
+
+What is masked:
+
+* PATs (``pat_AIC_...``, URL-encoded ``pat%5FAIC%5F...`` too), found by the detection core.
+* Any credential after ``Authorization`` (any scheme, even a short one), to the syntactic end
+  of the value: the closing quote of a quoted value (``&``, ``;`` and spaces included), a
+  delimiter for an unquoted one. The scheme word stays readable (``Bearer …k3Xz``).
+* ``Bearer <credential>`` outside a header, when the credential looks random.
+* Values of sensitive keys (:mod:`hygiene.masking.keys`) in JSON (escaped JSON inside JSON
+  too), dict repr with either quote, ``(b'key', b'value')`` tuples, query strings, form bodies,
+  ``key=value`` and ``Key: value`` lines.
+* The password of a URL's userinfo (``https://user:…@host``).
+
+Speed: a cheap case-insensitive substring gate runs first and only the rules whose hint is in
+the text run, anchored at the hint (measured in ``bench/mask_bench.py``). Idempotent: nothing a
+replacement leaves behind matches again. ANSI colour codes are looked through.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Final
+
+from hygiene import secrets as core
+from hygiene.masking.keys import is_masked, safe_masked_form
+from hygiene.masking.keyvalues import add_key_spans
+from hygiene.masking.spans import Span, splice, without_overlaps
+
+_PAT_RULE: Final = next(rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
+_PAT_URLENCODED: Final = re.compile(core.PAT_URLENCODED_PATTERN)
+
+_ANSI: Final = re.compile(r"\x1b(?:\[[0-9;:?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+_ASCII_LOWER: Final = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+_BEARER: Final = re.compile(
+    r"(?i:bearer)[ \t]+(?P<cred>(?:[A-Za-z0-9._~+/%-]|\\/){8,4096}=*)(?![A-Za-z0-9._~+/=%…-])"
+)
+_USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]{1,1024})@""")
+
+
+def mask(text: str) -> str:
+    """``text`` with every secret replaced by its masked form; everything else unchanged.
+
+    Text without secrets is returned as is (the same object).
+    """
+    if "\x1b" in text:
+        return _mask_through_ansi(text)
+    # The gate: this runs on every log record, and most hold no hint at all.
+    low = text.lower()
+    has_key = (
+        "pass" in low or "pwd" in low or "secret" in low or "token" in low or "key" in low
+        or "authoriz" in low or "sessi" in low or "cookie" in low or "credential" in low
+    )  # fmt: skip  # KEY_HINTS unrolled (a loop costs 30% more); a test covers every key
+    if not (has_key or "AIC" in text or "bearer" in low or "@" in text):
+        return text
+    spans = find_spans(text, low, has_key=has_key)
+    return splice(text, spans) if spans else text
+
+
+def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> list[Span]:
+    """The parts of ``text`` to replace, in order, without overlaps.
+
+    ``low`` is ``text.lower()`` when the caller has it; ``has_key=False`` skips the key rules.
+    """
+    if low is None or len(low) != len(text):
+        low = text.lower()
+    if len(low) != len(text):  # `İ` lowers to two characters: keep positions aligned
+        low = text.translate(_ASCII_LOWER)
+    spans: list[Span] = []
+    if "AIC" in text:  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
+        spans.extend(_pat_spans(text))
+        if "%5" in text:
+            spans.extend(_urlencoded_pat_spans(text))
+    if has_key:
+        add_key_spans(text, low, spans)
+    if "bearer" in low:
+        spans.extend(_anchored_spans(text, low, "bearer", _bearer_span))
+    if "@" in text and "://" in text:
+        spans.extend(_anchored_spans(text, low, "://", _userinfo_span))
+    return without_overlaps(spans)
+
+
+def _pat_spans(text: str) -> list[Span]:
+    found: list[Span] = []
+    for m in _PAT_RULE.text.finditer(text):
+        if _PAT_RULE.accepts(m["cred"]):
+            found.append(Span(m.start(), m.end(), core.masked_form(m[0])))
+    return found
+
+
+def _urlencoded_pat_spans(text: str) -> list[Span]:
+    found: list[Span] = []
+    for m in _PAT_URLENCODED.finditer(text):
+        if not core.is_placeholder(m.group("cred")):
+            token = core.PAT_PREFIX + m.group("cred")
+            found.append(Span(m.start(), m.end(), core.masked_form(token)))
+    return found
+
+
+def _anchored_spans(
+    text: str, low: str, hint: str, at: Callable[[str, int], Span | None]
+) -> list[Span]:
+    found: list[Span] = []
+    pos = low.find(hint)
+    while pos != -1:
+        span = at(text, pos)
+        if span is not None:
+            found.append(span)
+        pos = low.find(hint, pos + len(hint))
+    return found
+
+
+def _bearer_span(text: str, pos: int) -> Span | None:
+    m = _BEARER.match(text, pos)
+    if m is None:
+        return None
+    cred = m.group("cred")
+    if cred.startswith(core.PAT_PREFIX) or not core.looks_like_credential(cred.replace("\\/", "/")):
+        return None
+    return Span(m.start("cred"), m.end("cred"), safe_masked_form(cred))
+
+
+def _userinfo_span(text: str, pos: int) -> Span | None:
+    m = _USERINFO.match(text, pos)
+    if m is None or is_masked(m.group("pw")):
+        return None
+    return Span(m.start("pw"), m.end("pw"), core.ELLIPSIS)
+
+
+def _mask_through_ansi(text: str) -> str:
+    """Mask ``text`` as if its ANSI escape codes were not there, keeping the codes around."""
+    plain: list[str] = []
+    origin: list[int] = []  # origin[i]: where the i-th plain character sits in ``text``
+    last = 0
+    for m in _ANSI.finditer(text):
+        plain.append(text[last : m.start()])
+        origin.extend(range(last, m.start()))
+        last = m.end()
+    plain.append(text[last:])
+    origin.extend(range(last, len(text)))
+    spans = find_spans("".join(plain))
+    if not spans:
+        return text
+    moved = [Span(origin[s.start], origin[s.end - 1] + 1, s.replacement) for s in spans]
+    return splice(text, moved)

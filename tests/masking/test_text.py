@@ -1,0 +1,225 @@
+"""mask(): every secret in every context, the rest byte for byte, idempotent."""
+
+from __future__ import annotations
+
+import secrets as random_secrets
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from hygiene.masking import is_sensitive_key, mask
+from hygiene.masking.keys import SENSITIVE_ENDINGS
+from hygiene.secrets import masked_form
+from tests.helpers import assert_no_secret, new_pat, new_session_token, secret_parts
+from tests.strategies import (
+    bearer_credentials,
+    pats,
+    placeholder_pats,
+    text_after,
+    text_before,
+)
+
+# `{}` is the secret; the text around it must survive unchanged.
+CONTEXTS = [
+    "Authorization: Bearer {}",
+    "authorization:bearer   {} next",
+    "AUTHORIZATION: BASIC {}",
+    "Proxy-Authorization: Negotiate {}",
+    '{{"Authorization": "Bearer {}", "Accept": "*/*"}}',
+    "{{'authorization': 'Bearer {}', 'accept': '*/*'}}",
+    "curl -H 'Authorization: Bearer {}' https://pam.example.com",
+    'curl -H "Authorization: token {}" https://pam.example.com',
+    "[(b'authorization', b'Bearer {}'), (b'accept', b'*/*')]",
+    '{{"body": "{{\\"Authorization\\": \\"Bearer {}\\", \\"x\\": 1}}"}}',
+    '{{"access_token": "{}", "expires_in": 900}}',
+    "{{'access_token': '{}'}}",
+    "GET /cb?access_token={}&state=1",
+    "grant_type=password&username=bob&password={}&scope=read",
+    "refresh_token={} scope=read",
+    '{{"refreshToken": "{}"}}',
+    '{{"client_secret": "{}"}}',
+    "AIC_PASSWORD={} AIC_EMAIL=bob@example.com",
+    "api_key: {}",
+    "X-Api-Key: {}",
+    "Cookie: session={}; theme=dark",
+    "Set-Cookie: sid={}; Path=/; HttpOnly",
+    "db.password = '{}'",
+    "sessionid={};",
+    "HTTP Request: POST https://pam.example.com/api/v1/auth/login?token={} \"HTTP/1.1 200 OK\"",
+    "https://bob:{}@pam.example.com/api",
+    "Error: invalid Bearer {} supplied",
+    "{{'private_key': '{}'}}",
+]
+
+
+@pytest.mark.parametrize("context", CONTEXTS)
+def test_credential_masked_in_context(context: str) -> None:
+    cred = new_session_token()
+    text = context.format(cred)
+    masked = mask(text)
+    assert_no_secret([masked], [cred])
+    prefix, _, suffix = context.partition("{}")
+    head, tail = prefix.format(), suffix.format()
+    assert masked.startswith(head.rsplit(" ", 1)[0])
+    if "ookie" not in head:  # a Cookie header is hidden to the end of its line
+        assert masked.endswith(tail)
+    assert mask(masked) == masked
+
+
+@pytest.mark.parametrize("context", ["{}", "token={}&x=1", '{{"value": "{}"}}', "id {} ok"])
+def test_pat_masked_anywhere_keeping_prefix_and_tail(context: str) -> None:
+    pat = new_pat()
+    masked = mask(context.format(pat))
+    assert masked == context.format(masked_form(pat))
+    assert masked_form(pat).startswith("pat_AIC_…")
+
+
+def test_urlencoded_pat_is_masked() -> None:
+    pat = new_pat()
+    text = "GET /x?t=" + pat.replace("_", "%5F", 2) + "&a=1"
+    masked = mask(text)
+    assert_no_secret([masked], [pat])
+    assert masked.endswith("&a=1")
+
+
+@pytest.mark.parametrize("quote", ['"', "'", '\\"'])
+def test_quoted_value_ends_at_its_closing_quote(quote: str) -> None:
+    value = "a b&c;d e=f"
+    text = f"{quote}password{quote}: {quote}{value}{quote}, {quote}user{quote}: {quote}bob{quote}"
+    masked = mask(text)
+    assert "a b" not in masked
+    assert "c;d" not in masked
+    assert "e=f" not in masked
+    assert masked.endswith(f"{quote}user{quote}: {quote}bob{quote}")
+
+
+def test_authorization_masks_short_and_low_entropy_credentials() -> None:
+    assert mask("Authorization: Basic abc") == "Authorization: Basic …"
+    assert mask("authorization: hunter2") == "authorization: …2"
+    assert "hunter" not in mask("{'Authorization': 'Bearer hunter two'}")
+
+
+def test_value_tails_after_punctuation_do_not_leak() -> None:
+    cred = "ab-cd/ef+gh=ij.kl~mn"
+    for text in (f"Authorization: Bearer {cred}", f"access_token={cred}&x=1"):
+        masked = mask(text)
+        assert "ef+gh" not in masked
+        assert "kl~" not in masked
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"\x1b[33m{new_pat()}\x1b[0m done",
+        f"Authorization: \x1b[1mBearer\x1b[0m {new_session_token()}",
+        f"\x1b[32mAuthorization\x1b[0m: Bearer {new_session_token()}",
+    ],
+)
+def test_ansi_colour_codes_do_not_hide_a_secret(text: str) -> None:
+    masked = mask(text)
+    secret = text.split()[-1] if "Bearer" in text else text[5:].split("\x1b")[0]
+    assert_no_secret([masked], [secret])
+    assert "\x1b[" in masked
+    assert mask(masked) == masked
+
+
+CLEAN = [
+    "user alice logged in from 10.0.0.1",
+    '{"token_type": "bearer", "expires_in": 900, "max_tokens": 3}',
+    "password_hash=abc123 passwordless=true",
+    "Authorization: Bearer",
+    "Authorization: Bearer …k3Xz",
+    "password=…",
+    'headers = {"Authorization": f"Bearer {token}"}',
+    "pat_AIC_xxxxxxxx and pat_AIC_EXAMPLE_TOKEN in the docs",
+    "PWD=/home/bob OLDPWD=/tmp",
+    '{"password": null, "token": ""}',
+    "GET https://pam.example.com/api/v1/orgs?page=2",
+    "the cache_key=users:42 primary_key=id",
+]
+
+
+@pytest.mark.parametrize("text", CLEAN)
+def test_text_without_secrets_is_unchanged(text: str) -> None:
+    assert mask(text) is text
+
+
+def test_invalid_utf8_surrogates_survive() -> None:
+    pat = new_pat()
+    raw = b"\xff\xfe log " + pat.encode() + b" \xc3"
+    text = raw.decode("utf-8", "surrogateescape")
+    masked = mask(text).encode("utf-8", "surrogateescape")
+    assert masked.startswith(b"\xff\xfe log pat_AIC_")
+    assert masked.endswith(b" \xc3")
+
+
+def test_lowercase_changing_length_does_not_shift_positions() -> None:
+    cred = new_session_token()
+    text = f"İİİ user İ password={cred} İ"
+    masked = mask(text)
+    assert masked == "İİİ user İ password=… İ"
+
+
+_KEY_CONTEXTS = st.sampled_from(
+    [
+        "Authorization: Bearer {}",
+        '{{"access_token": "{}"}}',
+        "{{'password': '{}'}}",
+        "token={}&next=1",
+        '\\"client_secret\\": \\"{}\\"',
+        "(b'authorization', b'Basic {}')",
+        "X-Api-Key: {}",
+        "{}",
+    ]
+)
+
+
+@given(before=text_before, secret=st.one_of(pats, bearer_credentials), after=text_after,
+       context=_KEY_CONTEXTS)  # fmt: skip
+def test_no_secret_survives_in_any_context(
+    before: str, secret: str, after: str, context: str
+) -> None:
+    if context == "{}" and not secret.startswith("pat_AIC_"):
+        secret = "pat_AIC_" + random_secrets.token_urlsafe(16)
+    assume(not any(part in before + after for part in secret_parts(secret)))
+    text = before + " " + context.format(secret) + " " + after
+    masked = mask(text)
+    for part in secret_parts(secret):
+        assert part not in masked
+    assert mask(masked) == masked
+
+
+@given(st.text())
+def test_arbitrary_text_is_masked_idempotently(text: str) -> None:
+    once = mask(text)
+    assert mask(once) == once
+
+
+@given(st.text(alphabet=st.characters(blacklist_characters="\x1b")).filter(
+    lambda t: not any(h in t.lower() for h in ("pass", "pwd", "secret", "token", "key",
+                                               "authoriz", "sessi", "cookie", "credential",
+                                               "bearer", "aic", "://"))
+))  # fmt: skip
+def test_text_without_hints_is_returned_unchanged(text: str) -> None:
+    assert mask(text) is text
+
+
+@given(placeholder_pats)
+def test_placeholders_are_left_alone(text: str) -> None:
+    assert mask(text) is text
+
+
+@pytest.mark.parametrize("ending", SENSITIVE_ENDINGS)
+@pytest.mark.parametrize("form", ["{}=Value123 next", '{{"{}": "Value123"}}', "my_{}: Value123"])
+def test_every_sensitive_key_passes_the_gate(ending: str, form: str) -> None:
+    text = form.format(ending.upper() if "my_" in form else ending)
+    assert "Value1" not in mask(text)
+
+
+def test_sensitive_key_names() -> None:
+    for key in ("password", "AIC_PASSWORD", "db.password", "clientSecret", "x-api-key",
+                "refresh_token", "Set-Cookie", "PHPSESSID", "sessionId", "--password"):
+        assert is_sensitive_key(key), key
+    for key in ("password_hash", "token_type", "max_tokens", "cache_key", "PWD", "passwordless"):
+        assert not is_sensitive_key(key), key
