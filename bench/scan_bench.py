@@ -214,7 +214,8 @@ def main() -> int:
     planted_log = build_log(log, (16 if args.quick else 256) * MB, rng)
     print(
         f"corpora built in {time.perf_counter() - t0:.1f} s "
-        f"(planted: {planted_std} in stdlib, {planted_log} in log); cores: {os.cpu_count()}"
+        f"(planted: {planted_std} in stdlib, {planted_log} in log); cores: {os.cpu_count()}, "
+        f"load average {os.getloadavg()[0]:.2f} (other work on the machine slows every figure)"
     )
     std_per_mb = compare("stdlib copy", stdlib, runs)
     log_per_mb = compare("service log", log, runs)

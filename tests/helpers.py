@@ -56,8 +56,9 @@ def assert_no_secret(outputs: Iterable[str | bytes], secrets_: Iterable[str]) ->
 class SecretGuard:
     """Collects every secret a test makes and every output it captures; checks at teardown."""
 
-    secrets: list[str] = field(default_factory=list)
-    outputs: list[str | bytes] = field(default_factory=list)
+    # Out of repr: pytest prints fixtures of a failing test, and these are real test secrets.
+    secrets: list[str] = field(default_factory=list, repr=False)
+    outputs: list[str | bytes] = field(default_factory=list, repr=False)
 
     def pat(self) -> str:
         return self.remember(new_pat())

@@ -6,19 +6,18 @@ import json
 from collections.abc import Sequence
 
 from hygiene.errors import EXIT_FINDINGS, EXIT_OK
-from hygiene.revoke.plan import NOT_FOUND, REVOKED, STATUSES, WOULD_REVOKE, Result
+from hygiene.revoke.plan import DRY_RUN_STATUSES, SETTLED, STATUSES, Result
 
 
 def summary(results: Sequence[Result], dry_run: bool = False) -> dict[str, int]:
-    """Count per status (SPEC's four; plus ``would_revoke`` in a dry run)."""
-    names = (*STATUSES, WOULD_REVOKE) if dry_run else STATUSES
+    """Count per status (SPEC's four, ``logged_out``, ``not_live``; ``would_*`` in a dry run)."""
+    names = (*STATUSES, *DRY_RUN_STATUSES) if dry_run else STATUSES
     return {name: sum(1 for r in results if r.status == name) for name in names}
 
 
 def exit_status(results: Sequence[Result]) -> int:
-    """0 when every id ended revoked or not_found (or would be revoked), else 1."""
-    ok = (REVOKED, NOT_FOUND, WOULD_REVOKE)
-    return EXIT_OK if all(r.status in ok for r in results) else EXIT_FINDINGS
+    """0 when every item ended revoked, not_found, logged_out or not_live (or would), else 1."""
+    return EXIT_OK if all(r.status in SETTLED for r in results) else EXIT_FINDINGS
 
 
 def render_json(results: Sequence[Result], dry_run: bool = False) -> str:
@@ -33,7 +32,7 @@ def render_json(results: Sequence[Result], dry_run: bool = False) -> str:
 
 def _line(result: Result) -> str:
     fp = (result.fingerprint or "-")[:19]  # "sha256:" + 12 hex digits
-    parts = [f"{result.status:<12}", result.token_id or "-", fp]
+    parts = [f"{result.status:<13}", result.token_id or "-", fp]
     if result.http_status is not None:
         parts.append(f"HTTP {result.http_status}")
     if result.error:

@@ -7,10 +7,16 @@ from dataclasses import dataclass, field
 
 from hygiene.inventory import Inventory
 from hygiene.revoke.sources import Finding
+from hygiene.secrets import BEARER_TOKEN
 
 REVOKED, NOT_FOUND, FAILED, UNRESOLVED = "revoked", "not_found", "failed", "unresolved"
-WOULD_REVOKE = "would_revoke"  # --dry-run
-STATUSES = (REVOKED, NOT_FOUND, FAILED, UNRESOLVED)
+LOGGED_OUT, NOT_LIVE = "logged_out", "not_live"  # leaked session tokens (--scan)
+WOULD_REVOKE, WOULD_LOG_OUT = "would_revoke", "would_log_out"  # --dry-run
+STATUSES = (REVOKED, NOT_FOUND, FAILED, UNRESOLVED, LOGGED_OUT, NOT_LIVE)
+DRY_RUN_STATUSES = (WOULD_REVOKE, WOULD_LOG_OUT)
+SESSION_HINT = "a session token: --scan the files that hold it to log it out"
+# The statuses after which nothing is left to do.
+SETTLED = (REVOKED, NOT_FOUND, LOGGED_OUT, NOT_LIVE, *DRY_RUN_STATUSES)
 
 
 @dataclass(frozen=True)
@@ -69,7 +75,9 @@ def make_plan(findings: Iterable[Finding], ids: Iterable[str], inventory: Invent
             add(entry.token_id, entry.fingerprint)
         elif finding.required:
             fp = finding.key if finding.key.startswith("sha256:") else None
-            plan.unresolved.append(Result(None, fp, UNRESOLVED, where=finding.where,
+            # A report holds no value, so a session token named there cannot be logged out.
+            hint = SESSION_HINT if finding.type == BEARER_TOKEN else None
+            plan.unresolved.append(Result(None, fp, UNRESOLVED, error=hint, where=finding.where,
                                           masked=finding.masked))  # fmt: skip
     for token_id in ids:
         entry = inventory.get(token_id)
@@ -77,5 +85,6 @@ def make_plan(findings: Iterable[Finding], ids: Iterable[str], inventory: Invent
     return plan
 
 
-__all__ = ["FAILED", "NOT_FOUND", "REVOKED", "STATUSES", "UNRESOLVED", "WOULD_REVOKE", "Plan",
-           "Result", "Target", "make_plan"]  # fmt: skip
+__all__ = ["DRY_RUN_STATUSES", "FAILED", "LOGGED_OUT", "NOT_FOUND", "NOT_LIVE", "REVOKED",
+           "SETTLED", "STATUSES", "UNRESOLVED", "WOULD_LOG_OUT", "WOULD_REVOKE", "Plan", "Result",
+           "Target", "make_plan"]  # fmt: skip

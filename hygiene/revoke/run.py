@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 
 from hygiene.api.client import ControlPlaneClient
 from hygiene.errors import ApiError
@@ -32,23 +32,31 @@ def revoke_all(
     workers: int = WORKERS,
     on_done: Callable[[Result], None] | None = None,
 ) -> list[Result]:
-    """Revoke every target with ``workers`` threads; results in the targets' order."""
+    """Revoke every target with ``workers`` threads; results in the targets' order.
+
+    ``on_done`` sees each result as it arrives, in this thread. When a call raises (AUTH_FAILED),
+    the ids not started are cancelled, those already sent still report to ``on_done`` (their
+    revocation happened and must be recorded), then the first error is raised.
+    """
     if not targets:
         return []
     client.use_org()  # log in and pick the organization once, before the threads start
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets)))) as pool:
         futures: list[Future[Result]] = [pool.submit(revoke_one, client, t) for t in targets]
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_EXCEPTION)
-            for future in done:
-                error = future.exception()
-                if error is not None:
-                    for other in pending:
-                        other.cancel()
-                    raise error
+        first_error: BaseException | None = None
+        for future in as_completed(futures):
+            if future.cancelled():
+                continue
+            error = future.exception()
+            if error is None:
                 if on_done is not None:
                     on_done(future.result())
+            elif first_error is None:
+                first_error = error
+                for other in futures:
+                    other.cancel()
+        if first_error is not None:
+            raise first_error
         return [f.result() for f in futures]
 
 

@@ -23,6 +23,7 @@ RANGE_SIZE = 32 << 20
 BATCH_SIZE = 4 << 20
 # How far past a split point we look for a newline before giving the split up.
 _ALIGN_LIMIT = 1 << 20
+_ALIGN_BLOCK = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -54,11 +55,17 @@ class UnitResult:
 
 
 def _next_line_start(path: str, offset: int) -> int | None:
-    with open(path, "rb") as f:
+    # Text has a newline within a few bytes: read small blocks, not the whole limit.
+    with open(path, "rb", buffering=0) as f:
         f.seek(offset)
-        block = f.read(_ALIGN_LIMIT)
-    nl = block.find(b"\n")
-    return None if nl == -1 else offset + nl + 1
+        for start in range(offset, offset + _ALIGN_LIMIT, _ALIGN_BLOCK):
+            block = f.read(_ALIGN_BLOCK)
+            nl = block.find(b"\n")
+            if nl != -1:
+                return start + nl + 1
+            if len(block) < _ALIGN_BLOCK:
+                return None
+    return None
 
 
 def split_file(target: FileTarget, range_size: int = RANGE_SIZE) -> list[Unit]:

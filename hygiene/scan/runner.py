@@ -23,7 +23,7 @@ def scan_stream(
     stream: BinaryIO, display: str, result: ScanResult, chunk_size: int = DEFAULT_CHUNK_SIZE
 ) -> None:
     """Scan one open stream into ``result`` (a file's errors are the caller's to catch)."""
-    scanner = StreamScanner(chunk_size)
+    scanner = StreamScanner(chunk_size, full_count=False)
     try:
         for hit in scanner.scan(stream.read):
             finding = finding_for(hit.secret, display, hit.line, hit.column)

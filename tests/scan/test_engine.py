@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hygiene.scan.engine import WINDOW, Hit, scan_bytes
+from hygiene.scan.engine import WINDOW, Hit, StreamScanner, scan_bytes
 from hygiene.secrets import AIC_PAT, BEARER_TOKEN
 from tests.helpers import assert_no_secret, new_pat, new_session_token
 from tests.strategies import (
@@ -125,3 +127,63 @@ def test_bearer_pat_is_reported_once_as_a_pat() -> None:
 
 def test_window_covers_the_longest_match() -> None:
     assert len("Authorization: Bearer ") + 4096 < WINDOW
+
+
+KEYWORD_VARIANTS = [
+    "Authorization: Bearer ",
+    "AUTHORIZATION: Bearer ",
+    "authorization=",
+    "access_token=",
+    "ACCESS_TOKEN=",
+    '"accessToken": "',
+]
+
+
+@pytest.mark.parametrize("keyword", KEYWORD_VARIANTS)
+@pytest.mark.parametrize("chunk", [16, 4096, 1 << 16])
+def test_every_needle_passes_the_rare_byte_prefilter(keyword: str, chunk: int) -> None:
+    # Digits only around the secret: every other needle's bytes are absent from its chunk.
+    cred = new_session_token()
+    filler = b"0123456789\n" * 20_000
+    data = filler + f"{keyword}{cred}\n".encode() + filler
+    hits = scan_bytes(data, chunk)
+    assert [(h.line, h.secret.type_id, h.secret.token) for h in hits] == [
+        (20_001, BEARER_TOKEN, cred)
+    ]
+
+
+@pytest.mark.parametrize("chunk", [64, 4096, 1 << 16])
+def test_line_numbers_survive_deferred_counting(chunk: int) -> None:
+    # Megabytes without a secret (counted late, or when too much waits), then secrets.
+    quiet = b"no secret on this line at all\n" * 200_000
+    pats_ = [new_pat() for _ in range(3)]
+    data = quiet + f"{pats_[0]}\n".encode() + quiet + f"x {pats_[1]}\n{pats_[2]}".encode()
+    assert _tokens(scan_bytes(data, chunk)) == [
+        (200_001, 1, pats_[0]),
+        (400_002, 3, pats_[1]),
+        (400_003, 1, pats_[2]),
+    ]
+
+
+@given(before=bytes_before, pat=pats, after=bytes_after, chunk=chunk_sizes)
+def test_full_count_counts_every_newline(before: bytes, pat: str, after: bytes, chunk: int) -> None:
+    for data in (before + after, before + pat.encode() + after):
+        scanner = StreamScanner(chunk, full_count=True)
+        found = [h.secret.token for h in scanner.scan(io.BytesIO(data).read)]
+        assert scanner.newlines == data.count(b"\n")
+        assert scanner.bytes_read == len(data)
+        assert found == [h.secret.token for h in scan_bytes(data, chunk)]
+
+
+@pytest.mark.parametrize("keyword", KEYWORD_VARIANTS)
+@pytest.mark.parametrize("chunk", [4096, 1 << 16, 1 << 20])
+def test_needles_are_found_where_their_rare_bytes_are_frequent(keyword: str, chunk: int) -> None:
+    # Every byte of every needle, thousands of times per chunk: the memchr walk gives up
+    # and bytes.find takes over mid-chunk; secrets before, at and after that point count.
+    noise = b"zZkKCTAIpa_tUHORIces on " * 40 + b"\n"
+    creds = [new_session_token() for _ in range(3)]
+    data = b"".join(
+        f"{keyword}{c}\n".encode() + noise * n for n, c in zip((0, 3, 2000), creds, strict=True)
+    )
+    hits = scan_bytes(data, chunk)
+    assert [(h.line, h.secret.token) for h in hits] == list(zip([1, 2, 6], creds, strict=True))

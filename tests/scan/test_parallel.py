@@ -51,3 +51,16 @@ def test_parallel_scan_equals_the_sequential_one(tmp_path: Path) -> None:
     assert parallel.detections == []  # tokens never crossed a process boundary
     assert (parallel.files, parallel.bytes) == (2, sequential.bytes)
     assert len(plan(targets, range_size=50_000)) > 2
+
+
+def test_line_numbers_after_ranges_without_secrets(tmp_path: Path) -> None:
+    # Ranges before the only secret hold none: their newlines must still all be counted.
+    path = tmp_path / "quiet.log"
+    pat = new_pat()
+    with path.open("w") as f:
+        f.write("ordinary log line with no secret at all\n" * 30_000)
+        f.write(f"first {pat}\n")
+    target = FileTarget("quiet.log", str(path), path.stat().st_size)
+    parallel = scan_parallel([target], workers=2, chunk_size=4096, range_size=100_000)
+    assert [(f.line, f.column) for f in parallel.findings] == [(30_001, 7)]
+    assert parallel.findings == scan_targets([target], jobs=1).findings

@@ -1,0 +1,128 @@
+"""Invalidate leaked session tokens by logging out with each one, at ``AIC_BASE_URL`` only.
+
+For each distinct token: ``GET /api/v1/org/memberships`` with it (no organization header), then
+``POST /api/v1/auth/logout`` with it and its ``active_org_id`` as ``X-Active-Org-Id``.
+
+* ``logged_out``: logout answered 204;
+* ``not_live``: the service does not take the token (401): expired, logged out already, or not a
+  session of this service at all (a leaked ``Basic`` credential, say);
+* ``failed``: anything else after the transport's retries (403, 5xx, 429, a redirect, a network
+  error), with the HTTP status and error code when there was an answer. Never guessed.
+
+Redirects are not followed, so a token never travels to another host. No credentials of the
+user are needed: the leaked token authenticates its own logout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import httpx
+
+from hygiene import __version__
+from hygiene.api.auth import ORG_HEADER, error_code
+from hygiene.api.transport import RetryPolicy, RetryTransport
+from hygiene.revoke.plan import FAILED, LOGGED_OUT, NOT_LIVE, Result
+from hygiene.scan.findings import Detection
+
+MEMBERSHIPS = "/api/v1/org/memberships"
+LOGOUT = "/api/v1/auth/logout"
+WORKERS = 8
+TIMEOUT = httpx.Timeout(15.0, connect=5.0)
+
+
+@dataclass(frozen=True)
+class SessionTarget:
+    """A leaked session token to log out; ``repr`` hides the token."""
+
+    fingerprint: str
+    where: str
+    masked: str
+    token: str = field(repr=False)
+
+    def result(self, status: str, http_status: int | None = None,
+               error: str | None = None) -> Result:  # fmt: skip
+        return Result(None, self.fingerprint, status, http_status, error, self.where,
+                      self.masked)  # fmt: skip
+
+
+def session_targets(detections: Iterable[Detection]) -> list[SessionTarget]:
+    """One target per distinct token (by fingerprint), at its first place, in the given order."""
+    seen: dict[str, SessionTarget] = {}
+    for d in detections:
+        f = d.finding
+        if f.fingerprint not in seen:
+            where = f"{f.path}:{f.line}"
+            seen[f.fingerprint] = SessionTarget(f.fingerprint, where, f.masked, d.secret.token)
+    return list(seen.values())
+
+
+def _org_of(response: httpx.Response) -> str | None:
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    if not isinstance(body, dict):
+        return None
+    org = body.get("active_org_id")
+    if isinstance(org, str) and org:
+        return org
+    members = body.get("memberships")
+    first = members[0] if isinstance(members, list) and members else None
+    org = first.get("org_id") if isinstance(first, dict) else None
+    return org if isinstance(org, str) and org else None
+
+
+def log_out_one(client: httpx.Client, target: SessionTarget) -> Result:
+    """Memberships, then logout, both with the leaked token; see the module's docstring."""
+    bearer = {"Authorization": f"Bearer {target.token}"}
+    try:
+        found = client.get(MEMBERSHIPS, headers=bearer)
+        if found.status_code == 401:
+            return target.result(NOT_LIVE, 401)
+        org = _org_of(found) if found.status_code == 200 else None
+        if org is None:
+            return target.result(FAILED, found.status_code, error_code(found) or "MEMBERSHIPS")
+        answer = client.post(LOGOUT, headers={**bearer, ORG_HEADER: org})
+    except httpx.HTTPError as exc:
+        return target.result(FAILED, None, type(exc).__name__)
+    if answer.status_code == 204:
+        return target.result(LOGGED_OUT, 204)
+    if answer.status_code == 401:
+        # Dead by now: expired meanwhile, or an earlier attempt of ours reached the service.
+        return target.result(NOT_LIVE, 401)
+    return target.result(FAILED, answer.status_code, error_code(answer))
+
+
+def log_out_all(
+    targets: Sequence[SessionTarget],
+    base_url: str,
+    *,
+    transport: httpx.BaseTransport | None = None,
+    policy: RetryPolicy | None = None,
+    workers: int = WORKERS,
+    on_done: Callable[[Result], None] | None = None,
+) -> list[Result]:
+    """Log out every target at ``base_url`` (already checked: https, or loopback http).
+
+    Results come in the targets' order; ``on_done`` is called in this thread as each arrives.
+    """
+    if not targets:
+        return []
+    inner = transport or httpx.HTTPTransport(verify=True)
+    client = httpx.Client(
+        base_url=base_url, transport=RetryTransport(inner, policy=policy), timeout=TIMEOUT,
+        follow_redirects=False, headers={"User-Agent": f"aic-token-hygiene/{__version__}"},
+    )  # fmt: skip
+    with client, ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets)))) as pool:
+        results = []
+        for result in pool.map(lambda target: log_out_one(client, target), targets):
+            if on_done is not None:
+                on_done(result)
+            results.append(result)
+        return results
+
+
+__all__ = ["SessionTarget", "log_out_all", "log_out_one", "session_targets"]
