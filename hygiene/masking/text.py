@@ -49,14 +49,28 @@ def mask(text: str) -> str:
         return _mask_through_ansi(text)
     # The gate: this runs on every log record, and most hold no hint at all.
     low = text.lower()
-    has_key = (
-        "pass" in low or "pwd" in low or "secret" in low or "token" in low or "key" in low
-        or "authoriz" in low or "sessi" in low or "cookie" in low or "credential" in low
-    )  # fmt: skip  # KEY_HINTS unrolled (a loop costs 30% more); a test covers every key
-    if not (has_key or "AIC" in text or "bearer" in low or "@" in text):
+    has_key = _has_key_hint(low)
+    # `I` first: a capital I is rarer than any other letter of `AIC` (see _has_key_hint).
+    has_pat = "I" in text and "AIC" in text
+    if not (has_key or has_pat or ("b" in low and "bearer" in low) or "@" in text):
         return text
     spans = find_spans(text, low, has_key=has_key)
     return splice(text, spans) if spans else text
+
+
+def _has_key_hint(low: str) -> bool:
+    """Whether ``low`` holds one of ``KEY_HINTS``.
+
+    A one-character search is a memchr (0.04 µs on 1 KB); a multi-character one costs
+    0.5-0.8 µs. So each hint is looked for only once a piece it contains is there.
+    """
+    return (
+        ("k" in low and ("key" in low or "token" in low or "cookie" in low))
+        or ("ss" in low and ("pass" in low or "sessi" in low))
+        or ("cre" in low and ("secret" in low or "credential" in low))
+        or ("w" in low and "pwd" in low)
+        or ("z" in low and "authoriz" in low)
+    )  # KEY_HINTS unrolled (a loop costs 30% more); a test covers every key
 
 
 def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> list[Span]:

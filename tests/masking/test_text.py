@@ -223,3 +223,23 @@ def test_sensitive_key_names() -> None:
         assert is_sensitive_key(key), key
     for key in ("password_hash", "token_type", "max_tokens", "cache_key", "PWD", "passwordless"):
         assert not is_sensitive_key(key), key
+
+
+@given(st.text(alphabet=st.sampled_from("abcdeikloprstwyz @\"':=_-ACIKPSTWZ"), max_size=60))
+def test_the_key_gate_agrees_with_looking_for_every_hint(text: str) -> None:
+    from hygiene.masking.keys import KEY_HINTS
+    from hygiene.masking.text import _has_key_hint
+
+    low = text.lower()
+    assert _has_key_hint(low) == any(hint in low for hint in KEY_HINTS)
+
+
+@pytest.mark.parametrize("hint", ["pass", "pwd", "secret", "token", "key", "authoriz", "sessi",
+                                  "cookie", "credential"])  # fmt: skip
+def test_every_key_hint_opens_the_gate(hint: str) -> None:
+    from hygiene.masking.keys import KEY_HINTS
+    from hygiene.masking.text import _has_key_hint
+
+    assert set(KEY_HINTS) == {"pass", "pwd", "secret", "token", "key", "authoriz", "sessi",
+                              "cookie", "credential"}  # fmt: skip
+    assert _has_key_hint(f"x {hint} y")
