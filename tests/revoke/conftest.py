@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hygiene.inventory import open_inventory
+from hygiene.revoke import Console
 from hygiene.secrets import fingerprint, masked_form
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard
@@ -59,3 +61,14 @@ def leak_pats(plane: ControlPlane, inventory: Path, guard: SecretGuard, count: i
 def world(control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard) -> World:
     inventory = tmp_path / "inventory.sqlite3"
     return World(control_plane, inventory, leak_pats(control_plane, inventory, guard, 4))
+
+
+def declining_console(asked: list[str]) -> Console:
+    """A terminal whose user answers "no" to every confirmation; questions go to ``asked``."""
+
+    def decline(question: str) -> bool:
+        asked.append(question)
+        return False
+
+    return Console(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO(),
+                   interactive=True, confirm=decline)  # fmt: skip

@@ -8,7 +8,6 @@ guard.
 from __future__ import annotations
 
 import gzip
-import io
 import json
 import socket
 from dataclasses import dataclass
@@ -19,10 +18,11 @@ import pytest
 
 from hygiene.api import ControlPlaneClient, load_config
 from hygiene.inventory import REVOKED, open_inventory
-from hygiene.revoke import Console, RevokeOptions, revoke_leaked
+from hygiene.revoke import RevokeOptions, revoke_leaked
 from hygiene.secrets import fingerprint
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard, run_hygiene
+from tests.revoke.conftest import declining_console
 from tests.revoke.test_revoke_live import API, check_headers
 
 
@@ -254,13 +254,7 @@ def test_scan_reads_standard_input_and_gzip_logs(incident: Incident, guard: Secr
 def test_a_terminal_is_asked_first_and_a_no_sends_nothing(incident: Incident,
                                                           guard: SecretGuard) -> None:  # fmt: skip
     asked: list[str] = []
-
-    def decline(question: str) -> bool:
-        asked.append(question)
-        return False
-
-    console = Console(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO(),
-                      interactive=True, confirm=decline)  # fmt: skip
+    console = declining_console(asked)
     opts = RevokeOptions(scan=(str(incident.log),))
     assert revoke_leaked(opts, incident.env(), console) == 1
     guard.capture(console.stdout.getvalue(), console.stderr.getvalue())  # type: ignore[attr-defined]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -11,10 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hygiene.errors import InputError
-from hygiene.revoke import Console, RevokeOptions, revoke_leaked
+from hygiene.revoke import RevokeOptions, revoke_leaked
 from hygiene.revoke.sources import check_token_id, load_report, parse_ids
 from tests.helpers import SecretGuard
-from tests.revoke.conftest import World
+from tests.revoke.conftest import World, declining_console
 
 FP = "sha256:" + "a" * 64
 
@@ -58,13 +57,7 @@ def test_bad_ids_are_refused_without_echoing_them(bad: str) -> None:
 
 def test_declined_confirmation_sends_nothing(world: World, guard: SecretGuard) -> None:
     asked: list[str] = []
-
-    def decline(question: str) -> bool:
-        asked.append(question)
-        return False
-
-    console = Console(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO(),
-                      interactive=True, confirm=decline)  # fmt: skip
+    console = declining_console(asked)
     opts = RevokeOptions(token_ids=(world.leaks[0].token_id,))
     assert revoke_leaked(opts, world.env(), console) == 1
     assert asked == [f"Revoke 1 token(s) at {world.plane.base_url}?"]
