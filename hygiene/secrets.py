@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -244,16 +244,21 @@ def iter_secrets_at(data: bytes | bytearray, pos: int, rule: _Rule) -> Iterator[
         yield Secret(rule.type_id, begin, m.end("cred"), _token_of(rule, cred))
 
 
+def splice(text: str, spans: Iterable[tuple[int, int, str]]) -> str:
+    """``text`` with each ``(start, end, replacement)`` applied (in order, not overlapping)."""
+    out: list[str] = []
+    last = 0
+    for start, end, replacement in spans:
+        out.append(text[last:start])
+        out.append(replacement)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
 def mask_secrets(text: str) -> str:
     """``text`` with every secret of :func:`find_secrets` replaced by its masked form."""
     secrets = find_secrets(text)
     if not secrets:
         return text
-    out: list[str] = []
-    last = 0
-    for secret in secrets:
-        out.append(text[last : secret.start])
-        out.append(secret.masked)
-        last = secret.end
-    out.append(text[last:])
-    return "".join(out)
+    return splice(text, ((s.start, s.end, s.masked) for s in secrets))

@@ -4,27 +4,18 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from hygiene.secrets import ELLIPSIS
+from hygiene.secrets import ELLIPSIS, splice
 
 
 class Span(NamedTuple):
-    """A part of a text to replace: ``text[start:end]`` becomes ``replacement``."""
+    """A part of a text to replace: ``text[start:end]`` becomes ``replacement``.
+
+    A plain ``(start, end, replacement)`` tuple, so the core's :func:`splice` puts it back.
+    """
 
     start: int
     end: int
     replacement: str
-
-
-def splice(text: str, spans: list[Span]) -> str:
-    """``text`` with each span replaced (spans in order, not overlapping)."""
-    out: list[str] = []
-    last = 0
-    for span in spans:
-        out.append(text[last : span.start])
-        out.append(span.replacement)
-        last = span.end
-    out.append(text[last:])
-    return "".join(out)
 
 
 def without_overlaps(spans: list[Span]) -> list[Span]:
@@ -40,3 +31,6 @@ def without_overlaps(spans: list[Span]) -> list[Span]:
         elif span.end > last.end:
             kept[-1] = Span(last.start, span.end, ELLIPSIS)
     return kept
+
+
+__all__ = ["Span", "splice", "without_overlaps"]

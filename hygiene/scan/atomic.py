@@ -8,16 +8,22 @@ import tempfile
 from hygiene.errors import InputError
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
+def write_atomically(path: str, text: str, *, mode: int | None = None) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
+
+    Lines end in ``\n`` on every platform; ``mode`` sets the permissions before the rename
+    (the temporary file starts as ``0o600``).
+    """
     folder = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".hygiene-", suffix=".tmp", dir=folder)
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
             f.write(text)
+        if mode is not None:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except OSError as exc:
         os.unlink(tmp)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hygiene.errors import InputError, UsageError
+from hygiene.scan.atomic import write_atomically
 from hygiene.scan.sources import git_output
 
 PRE_COMMIT = """\
@@ -102,10 +103,7 @@ def _install(name: str, path: str, clash: bool) -> Installed:
     existed = os.path.exists(path)
     if clash:
         os.replace(path, path + ".bak")
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(HOOKS[name])
-    os.chmod(tmp, 0o755)  # noqa: S103 - git runs hooks as programs, as its samples are
-    os.replace(tmp, path)
+    # 0o755: git runs hooks as programs, as its samples are.
+    write_atomically(path, HOOKS[name], mode=0o755)
     action = "replaced" if clash else "unchanged" if existed else "installed"
     return Installed(name, path, action)
