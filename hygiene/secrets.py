@@ -21,7 +21,6 @@ The patterns exist once, as text, and are compiled twice: for ``str`` (masking) 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -122,11 +121,15 @@ def is_allowlisted(line: str | bytes) -> bool:
 
 def fingerprint(token: str) -> str:
     """``sha256:`` + hex SHA-256 of the full token (prefix included, UTF-8)."""
+    import hashlib  # here: loading OpenSSL is 3 ms that a scan finding nothing never needs
+
     return "sha256:" + hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 def sha1_hex(token: str) -> str:
     """Hex SHA-1 of the token, as detect-secrets stores it in ``hashed_secret``."""
+    import hashlib
+
     return hashlib.sha1(token.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
@@ -160,7 +163,7 @@ class Secret:
 
 
 @dataclass(frozen=True)
-class _Rule:
+class Rule:
     type_id: str
     text: re.Pattern[str]
     data: re.Pattern[bytes]
@@ -178,9 +181,9 @@ class _Rule:
         return not is_placeholder(cred)
 
 
-def _rule(type_id: str, pattern: str, needles: tuple[bytes, ...], back: int, kw: bool) -> _Rule:
+def _rule(type_id: str, pattern: str, needles: tuple[bytes, ...], back: int, kw: bool) -> Rule:
     compiled_bytes = re.compile(pattern.encode("ascii"))
-    return _Rule(type_id, re.compile(pattern), compiled_bytes, needles, back, kw)
+    return Rule(type_id, re.compile(pattern), compiled_bytes, needles, back, kw)
 
 
 RULES: Final = (
@@ -192,7 +195,7 @@ RULES: Final = (
 _URLENCODED_PAT = re.compile(PAT_URLENCODED_PATTERN)
 
 
-def _token_of(rule: _Rule, cred: str) -> str:
+def _token_of(rule: Rule, cred: str) -> str:
     return PAT_PREFIX + cred if rule.type_id == AIC_PAT else cred
 
 
@@ -226,7 +229,7 @@ def _without_overlaps(found: list[Secret]) -> list[Secret]:
     return kept
 
 
-def iter_secrets_at(data: bytes | bytearray, pos: int, rule: _Rule) -> Iterator[Secret]:
+def iter_secrets_at(data: bytes | bytearray, pos: int, rule: Rule) -> Iterator[Secret]:
     """The secret of ``rule`` whose needle was found at ``pos`` in ``data``, if any.
 
     The scanner's fast path: it finds a rule's needle with ``bytes.find`` and asks here. The

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 
 from hygiene.errors import InputError
 
@@ -14,6 +13,8 @@ def write_atomically(path: str, text: str, *, mode: int | None = None) -> None:
     Lines end in ``\n`` on every platform; ``mode`` sets the permissions before the rename
     (the temporary file starts as ``0o600``).
     """
+    import tempfile  # here, not at the top: a scan without --output never pays for it
+
     folder = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(prefix=".hygiene-", suffix=".tmp", dir=folder)

@@ -18,6 +18,7 @@ from typing import IO
 from hygiene.errors import InputError, UsageError
 from hygiene.scan.engine import DEFAULT_CHUNK_SIZE, Reader, StreamScanner
 from hygiene.scan.findings import Detection, ScanResult, finding_for
+from hygiene.scan.needles import NeedleFinder, finder_for
 from hygiene.scan.sources import GZIP_ERRORS, Excluder, git_output
 
 _SUBMODULE_MODE = "160000"
@@ -97,7 +98,7 @@ def _scan_blobs(blobs: list[StagedBlob], result: ScanResult, chunk_size: int) ->
                 result.errors.append(f"{blob.path}: staged blob cannot be read")
                 continue
             read = _blob_reader(proc.stdout, int(header[2]))
-            _scan_blob(blob, read, result, chunk_size)
+            _scan_blob(blob, read, result, chunk_size, finder_for(int(header[2])))
             while read(1 << 16):
                 pass  # whatever a corrupt gzip left unread: stay in step with cat-file
             proc.stdout.read(1)  # the newline after each blob
@@ -120,8 +121,10 @@ class _ReaderFile:
         raise io.UnsupportedOperation("a git blob stream cannot seek")
 
 
-def _scan_blob(blob: StagedBlob, read: Reader, result: ScanResult, chunk_size: int) -> None:
-    scanner = StreamScanner(chunk_size)
+def _scan_blob(
+    blob: StagedBlob, read: Reader, result: ScanResult, chunk_size: int, finder: NeedleFinder
+) -> None:
+    scanner = StreamScanner(chunk_size, finder=finder)
     if blob.path.endswith(".gz"):
         read = gzip.GzipFile(mode="rb", fileobj=_ReaderFile(read)).read
     try:

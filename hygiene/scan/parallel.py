@@ -12,12 +12,18 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import multiprocessing
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hygiene.scan.engine import StreamScanner
 from hygiene.scan.findings import Finding, ScanResult, finding_for
+from hygiene.scan.linecount import file_recount
+from hygiene.scan.needles import finder_for
 from hygiene.scan.sources import FileTarget
+
+# A file's byte range whose newlines are to be counted: path, start, end.
+_Job = tuple[str, int, int]
+Mapper = Callable[[Callable[[_Job], int], list[_Job]], list[int]]
 
 RANGE_SIZE = 32 << 20
 BATCH_SIZE = 4 << 20
@@ -51,7 +57,7 @@ class UnitResult:
     errors: list[str]
     files: int
     bytes: int
-    newlines: int
+    newlines: int | None  # of a range; None: not counted (yet)
 
 
 def _next_line_start(path: str, offset: int) -> int | None:
@@ -114,28 +120,43 @@ def _range_reader(f: object, remaining: int) -> Callable[[int], bytes]:
     return bounded
 
 
+def count_range(args: _Job) -> int:
+    """Worker entry point: the newlines of bytes ``start:end`` of file ``path``."""
+    path, start, end = args
+    return file_recount(path)(start, end)
+
+
 def _scan_range(unit: Unit, chunk_size: int) -> UnitResult:
     target = unit.targets[0]
-    scanner = StreamScanner(chunk_size)
+    # Lines are counted only once a secret shows up: a range without one (most of a big
+    # binary) is counted later, and only if a range after it needs the count.
+    scanner = StreamScanner(chunk_size, full_count=False, finder=finder_for(unit.size))
+    whole = file_recount(target.fspath)
+
+    def recount(start: int, stop: int) -> int:
+        return whole(unit.start + start, unit.start + stop)
+
     findings: list[Finding] = []
     errors: list[str] = []
     try:
         with open(target.fspath, "rb", buffering=0) as f:
             f.seek(unit.start)
-            for hit in scanner.scan(_range_reader(f, unit.end - unit.start)):
+            for hit in scanner.scan(_range_reader(f, unit.end - unit.start), recount):
                 findings.append(finding_for(hit.secret, target.display, hit.line, hit.column))
     except OSError as exc:
         errors.append(f"{target.display}: {exc.strerror or exc}")
     files = 1 if unit.part == 0 and not errors else 0
-    return UnitResult(unit, findings, errors, files, scanner.bytes_read, scanner.newlines)
+    newlines = scanner.newlines if scanner.counted_all else None
+    return UnitResult(unit, findings, errors, files, scanner.bytes_read, newlines)
 
 
 def _scan_batch(unit: Unit, chunk_size: int) -> UnitResult:
     from hygiene.scan.runner import scan_target
 
     result = ScanResult()
+    finder = finder_for(unit.size)
     for target in unit.targets:
-        scan_target(target, result, chunk_size)
+        scan_target(target, result, chunk_size, finder)
     findings = [d.finding for d in result.detections]
     return UnitResult(unit, findings, result.errors, result.files, result.bytes, 0)
 
@@ -151,9 +172,42 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
 
-def _results(units: list[Unit], workers: int, chunk_size: int) -> Iterator[UnitResult]:
+def _ranges_by_file(done: list[UnitResult]) -> list[list[UnitResult]]:
+    ranges: dict[str, list[UnitResult]] = {}
+    for r in done:
+        if r.unit.is_range:
+            ranges.setdefault(r.unit.targets[0].fspath, []).append(r)
+    for parts in ranges.values():
+        parts.sort(key=lambda r: r.unit.part)
+    return list(ranges.values())
+
+
+def _count_missing(files: list[list[UnitResult]], mapper: Mapper) -> None:
+    """Count the newlines of the ranges that were not counted but precede a range with
+    findings (whose line numbers need them), through ``mapper`` (a pool's ``map``)."""
+    missing: list[UnitResult] = []
+    for parts in files:
+        last = max((i for i, r in enumerate(parts) if r.findings), default=-1)
+        missing += [r for r in parts[:last] if r.newlines is None]
+    jobs = [(r.unit.targets[0].fspath, r.unit.start, r.unit.end) for r in missing]
+    for r, newlines in zip(missing, mapper(count_range, jobs), strict=True):
+        r.newlines = newlines
+
+
+def _run(units: list[Unit], workers: int, chunk_size: int) -> list[UnitResult]:
+    args = [(u, chunk_size) for u in units]
+    if len(units) == 1:
+        done = [run_unit(args[0])]
+        _count_missing(_ranges_by_file(done), _serial_map)
+        return done
     with _context().Pool(min(workers, len(units))) as pool:
-        yield from pool.imap_unordered(run_unit, [(u, chunk_size) for u in units])
+        done = list(pool.imap_unordered(run_unit, args))
+        _count_missing(_ranges_by_file(done), pool.map)
+    return done
+
+
+def _serial_map(fn: Callable[[_Job], int], jobs: list[_Job]) -> list[int]:
+    return [fn(job) for job in jobs]
 
 
 def scan_parallel(
@@ -164,28 +218,20 @@ def scan_parallel(
         # About four units per worker, so that no worker finishes long before the others.
         total = sum(t.size for t in targets)
         range_size = max(BATCH_SIZE, min(RANGE_SIZE, total // (workers * 4) + 1))
-    units = plan(targets, range_size)
-    if len(units) > 1:
-        done = list(_results(units, workers, chunk_size))
-    else:
-        done = [run_unit((u, chunk_size)) for u in units]
+    done = _run(plan(targets, range_size), workers, chunk_size)
     result = ScanResult()
-    ranges: dict[str, list[UnitResult]] = {}
     for r in done:
         result.files += r.files
         result.bytes += r.bytes
         result.errors += [e for e in r.errors if e not in result.errors]
         if not r.unit.is_range:
             result.findings_only += r.findings
-        else:
-            ranges.setdefault(r.unit.targets[0].fspath, []).append(r)
-    for parts in ranges.values():
-        parts.sort(key=lambda r: r.unit.part)
+    for parts in _ranges_by_file(done):
         offset = 0
         for r in parts:
             shifted = [dataclasses.replace(f, line=f.line + offset) for f in r.findings]
             result.findings_only += shifted
-            offset += r.newlines
+            offset += r.newlines or 0  # None only after the last range with findings
     return result
 
 

@@ -48,6 +48,8 @@ class Excluder:
         self.globs = tuple(g.rstrip("/") for g in globs if g.strip("/"))
 
     def excludes(self, rel: str) -> bool:
+        if not self.globs:
+            return False
         rel = rel.replace(os.sep, "/").removeprefix("./")
         base = rel.rsplit("/", 1)[-1]
         for glob in self.globs:

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 
-from hygiene.scan.parallel import plan, scan_parallel, split_file
+from hygiene.scan.parallel import (
+    _count_missing,
+    _ranges_by_file,
+    plan,
+    run_unit,
+    scan_parallel,
+    split_file,
+)
 from hygiene.scan.runner import scan_targets
 from hygiene.scan.sources import FileTarget
 from tests.helpers import new_pat
@@ -64,3 +72,33 @@ def test_line_numbers_after_ranges_without_secrets(tmp_path: Path) -> None:
     parallel = scan_parallel([target], workers=2, chunk_size=4096, range_size=100_000)
     assert [(f.line, f.column) for f in parallel.findings] == [(30_001, 7)]
     assert parallel.findings == scan_targets([target], jobs=1).findings
+
+
+def test_only_the_uncounted_ranges_before_a_finding_are_counted_again(tmp_path: Path) -> None:
+    # Six ranges: findings only in the fourth. The three before it were not counted by their
+    # workers (no secret in them) and are counted now; the two after it never are.
+    path = tmp_path / "log"
+    pat = new_pat()
+    line = b"ordinary log line with no secret at all\n"
+    with path.open("wb") as f:
+        f.write(line * 7_600)
+        f.write(f"{pat}\n".encode())
+        f.write(line * 5_000)
+    target = FileTarget("log", str(path), path.stat().st_size)
+    units = split_file(target, range_size=100_000)
+    assert len(units) == 6
+    done = [run_unit((u, 4096)) for u in units]
+    assert [r.newlines is None for r in done] == [True, True, True, False, True, True]
+    jobs: list[tuple[str, int, int]] = []
+
+    def mapper(
+        fn: Callable[[tuple[str, int, int]], int], js: list[tuple[str, int, int]]
+    ) -> list[int]:
+        jobs.extend(js)
+        return [fn(j) for j in js]
+
+    _count_missing(_ranges_by_file(done), mapper)
+    assert jobs == [(str(path), u.start, u.end) for u in units[:3]]
+    assert [r.newlines for r in done[:3]] == [
+        path.read_bytes()[u.start : u.end].count(b"\n") for u in units[:3]
+    ]

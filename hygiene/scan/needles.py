@@ -1,0 +1,177 @@
+"""Where the needles are: the literals every match holds, located before any pattern runs.
+
+Each rule of :data:`hygiene.secrets.RULES` names the literals (needles) its matches contain.
+Two finders locate them and give the same answer, as a property test checks:
+
+* :class:`HyperscanFinder`: one pass of Intel's Hyperscan (SIMD multi-literal search) for
+  all needles at once, several times faster than the pure-Python passes. Used for big inputs
+  wherever the ``hyperscan`` wheel is installed (every mainstream platform).
+* :class:`PythonFinder`: ``bytes.find`` and memchr walks, one needle at a time. It costs no
+  import, so it serves small inputs (a pre-commit run over a few files), and it is the
+  fallback where no hyperscan wheel exists.
+
+A finder answers one question about a buffer: which needles lie in it whose match would
+start before ``cut`` (the engine handles what lies after the cut in its next round).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Protocol
+
+from hygiene.secrets import RULES, Rule
+
+if TYPE_CHECKING:
+    import hyperscan
+
+NEEDLES: tuple[tuple[Rule, bytes], ...] = tuple(
+    (rule, needle) for rule in RULES for needle in rule.needles
+)
+
+# Below this many bytes the pure-Python finder is as fast as Hyperscan and saves its import
+# (a few milliseconds): what a pre-commit hook run over a handful of files scans.
+SMALL_INPUT = 4 << 20
+
+
+class NeedleFinder(Protocol):
+    """Locates the rules' needles in a buffer."""
+
+    def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]]:
+        """Every needle occurrence in ``data`` whose match would start before ``cut``: its
+        rule and the needle's offset, in no particular order."""
+        ...
+
+
+# Bytes from the rarest to the most common in text and code (capitals, then lower case, each
+# in reverse English letter frequency); bytes not listed count as common.
+_RARITY = b"ZQXJKVBPYGFWMUCLDRHSNIOATEzqxjkvbpygfwmucldrhsnioate_-"
+
+
+def _by_rarity(needle: bytes) -> tuple[int, ...]:
+    """The distinct bytes of ``needle``, rarest first."""
+
+    def rank(byte: int) -> int:
+        found = _RARITY.find(byte)
+        return found if found != -1 else len(_RARITY)
+
+    return tuple(sorted(set(needle), key=rank))
+
+
+def _needle_starts(data: bytes, needle: bytes, rare: bytes, at: int, end: int) -> Iterator[int]:
+    """Where ``needle`` lies within ``data[:end]``, in order.
+
+    ``rare``, the needle's rarest byte (at index ``at`` in it), is located first with memchr
+    and each place checked; where it turns out frequent, ``bytes.find`` takes over. In text
+    and code a rare byte (``z``, capitals) is found a few times per chunk: a few calls instead
+    of a whole pass of ``bytes.find``.
+    """
+    # One memchr step and check cost about what bytes.find spends on 2 KiB.
+    budget = 2 + (end >> 11)
+    pos = data.find(rare, at, end)
+    while pos != -1:
+        if not budget:
+            start = data.find(needle, pos - at, end)
+            while start != -1:
+                yield start
+                start = data.find(needle, start + 1, end)
+            return
+        budget -= 1
+        if data.startswith(needle, pos - at, end):
+            yield pos - at
+        pos = data.find(rare, pos + 1, end)
+
+
+class PythonFinder:
+    """Needles located with ``bytes.find``, one needle at a time, behind memchr prefilters."""
+
+    def __init__(self) -> None:
+        self._needles = tuple(
+            (rule, needle, ordered, bytes(ordered[:1]), needle.index(ordered[0]))
+            for rule, needle in NEEDLES
+            for ordered in [_by_rarity(needle)]
+        )
+
+    def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]]:
+        found: list[tuple[Rule, int]] = []
+        for rule, needle, needle_bytes, rare, at in self._needles:
+            # A rare-byte prefilter (as ripgrep's memchr does): a chunk lacking one of the
+            # needle's bytes cannot hold the needle, and `in` is a memchr, several times faster
+            # than a needle pass. Capitals and `z`/`k` are absent from most chunks of most logs.
+            for byte in needle_bytes:
+                if byte not in data:
+                    break
+            else:
+                # A match starts `back` bytes before its needle; the needle must fit below `end`.
+                end = min(len(data), cut + rule.back + len(needle) - 1)
+                found.extend((rule, pos) for pos in _needle_starts(data, needle, rare, at, end))
+        return found
+
+
+@functools.cache
+def _database() -> hyperscan.Database:
+    """The needles compiled once per process (under a millisecond; immutable afterwards)."""
+    import hyperscan
+
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    db.compile(
+        expressions=[needle for _, needle in NEEDLES],
+        ids=list(range(len(NEEDLES))),
+        elements=len(NEEDLES),
+        flags=[0] * len(NEEDLES),
+    )
+    return db
+
+
+class HyperscanFinder:
+    """All needles located in one Hyperscan pass. Each finder owns its scratch space, so
+    finders in different threads never share one."""
+
+    def __init__(self) -> None:
+        import hyperscan
+
+        self._db = _database()
+        self._scratch = hyperscan.Scratch(self._db)
+        # Per needle id: its rule, its length, and how far before it a match starts.
+        self._shapes = tuple((rule, len(needle), rule.back) for rule, needle in NEEDLES)
+
+    def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]]:
+        ends: list[tuple[int, int]] = []
+
+        def collect(needle_id: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+            # Hyperscan reports where each literal ends; returning None lets the scan go on.
+            ends.append((needle_id, end))
+
+        self._db.scan(data, match_event_handler=collect, scratch=self._scratch)
+        found: list[tuple[Rule, int]] = []
+        for needle_id, end in ends:
+            rule, length, back = self._shapes[needle_id]
+            if end - length - back < cut:
+                found.append((rule, end - length))
+        return found
+
+
+def hyperscan_available() -> bool:
+    """Whether the ``hyperscan`` wheel is installed and loads on this machine."""
+    try:
+        _database()
+    except Exception:  # any failure to load or compile it means: use the Python finder
+        return False
+    return True
+
+
+def finder_for(size: int | None) -> NeedleFinder:
+    """The fastest finder for an input of ``size`` bytes (``None``: unknown, maybe huge)."""
+    if (size is None or size >= SMALL_INPUT) and hyperscan_available():
+        return HyperscanFinder()
+    return PythonFinder()
+
+
+__all__ = [
+    "NEEDLES",
+    "HyperscanFinder",
+    "NeedleFinder",
+    "PythonFinder",
+    "finder_for",
+    "hyperscan_available",
+]
