@@ -11,7 +11,6 @@ import fnmatch
 import gzip
 import os
 import stat
-import subprocess
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -77,8 +76,9 @@ def walk(root: str, excluder: Excluder, errors: list[str]) -> Iterator[FileTarge
             errors.append(f"{_display(root, rel_dir)}: cannot read folder: {exc.strerror}")
             continue
         subdirs: list[str] = []
+        prefix = rel_dir + os.sep if rel_dir else ""
         for entry in entries:
-            rel = os.path.join(rel_dir, entry.name) if rel_dir else entry.name
+            rel = prefix + entry.name
             if excluder.excludes(rel):
                 continue
             try:
@@ -90,7 +90,8 @@ def walk(root: str, excluder: Excluder, errors: list[str]) -> Iterator[FileTarge
             except OSError:
                 continue  # a dangling symlink: nothing to read
             if stat.S_ISREG(st.st_mode):
-                yield FileTarget(_display(root, rel), entry.path, st.st_size)
+                # entry.path is root joined with rel, as _display would build it.
+                yield FileTarget(rel if root == "." else entry.path, entry.path, st.st_size)
         stack.extend(reversed(subdirs))
 
 
@@ -114,6 +115,8 @@ def collect_paths(paths: Sequence[str], excluder: Excluder, errors: list[str]) -
 
 def git_output(args: Sequence[str], what: str) -> bytes:
     """Run git, return stdout; any failure is a one-line error (exit 2)."""
+    import subprocess  # here: 2 ms of start-up that scans of paths never need
+
     try:
         proc = subprocess.run(["git", *args], capture_output=True, check=False)
     except OSError as exc:
