@@ -3,10 +3,17 @@
     python bench/scan_bench.py            # full run: ~100 MB stdlib copy, 256 MB log
     python bench/scan_bench.py --quick    # smoke run: small corpora, fewer repetitions
 
+It times the ``hygiene`` command installed beside the interpreter that runs it (else
+``python -m hygiene``): for the figures users see, run it from a fresh virtual environment
+(``python -m venv /tmp/v && /tmp/v/bin/pip install . && /tmp/v/bin/python bench/scan_bench.py``);
+a development environment's editable-install hooks add start-up time to every run.
+
 Corpora are built under bench/.corpus/ (git-ignored) with planted tokens: a copy of this
 interpreter's standard library (site-packages and __pycache__ left out) and a generated
 service log. Prints medians, ratios, the 10-file hook run and peak RSS per log size.
-detect-secrets is timed on smaller slices and its time per MB extrapolated (it says so).
+detect-secrets runs on the whole stdlib copy (the same input) and on a small and a large
+slice of text of each corpus, whose difference gives each tool's cost per extra megabyte
+(start-up left out of both).
 """
 
 from __future__ import annotations
@@ -27,7 +34,14 @@ REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "bench" / ".corpus"
 PLUGIN = REPO / "plugins" / "aic_tokens.py"
 RG_PATTERN = r"pat_AIC_[A-Za-z0-9_-]{8,}|(?i:authorization|access[_-]?token)"
-HYGIENE = [sys.executable, "-m", "hygiene", "scan"]
+_SCRIPT = Path(sys.executable).with_name("hygiene")
+HYGIENE = [
+    str(_SCRIPT) if _SCRIPT.exists() else sys.executable,
+    *([] if _SCRIPT.exists() else ["-m", "hygiene"]),
+    "scan",
+]
+_DS = Path(sys.executable).with_name("detect-secrets")
+DETECT_SECRETS = str(_DS) if _DS.exists() else "detect-secrets"
 MB = 1 << 20
 
 
@@ -93,14 +107,24 @@ def build_log(path: Path, size: int, rng: random.Random) -> int:
 
 
 def timed(cmd: list[str], runs: int) -> tuple[float, subprocess.CompletedProcess[bytes]]:
-    times = []
-    proc = None
+    (median,), (proc,) = timed_side_by_side([cmd], runs)
+    return median, proc
+
+
+def timed_side_by_side(
+    cmds: list[list[str]], runs: int
+) -> tuple[list[float], list[subprocess.CompletedProcess[bytes]]]:
+    """Median wall time of each command, their runs interleaved (so drift in the machine's
+    load weighs on all of them alike), and each one's last result."""
+    times: list[list[float]] = [[] for _ in cmds]
+    procs: list[subprocess.CompletedProcess[bytes]] = []
     for _ in range(runs):
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, check=False)
-        times.append(time.perf_counter() - start)
-    assert proc is not None
-    return statistics.median(times), proc
+        procs = []
+        for i, cmd in enumerate(cmds):
+            start = time.perf_counter()
+            procs.append(subprocess.run(cmd, capture_output=True, check=False))
+            times[i].append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times], procs
 
 
 def peak_rss_kb(cmd: list[str]) -> int:
@@ -114,13 +138,13 @@ def peak_rss_kb(cmd: list[str]) -> int:
 
 def ds_command(target: Path) -> list[str]:
     listed = subprocess.run(
-        ["detect-secrets", "scan", "--list-all-plugins"], capture_output=True, check=True, text=True
+        [DETECT_SECRETS, "scan", "--list-all-plugins"], capture_output=True, check=True, text=True
     ).stdout.split()
     disabled = [
         a for name in listed if name != "AicTokenDetector" for a in ("--disable-plugin", name)
     ]
     return [
-        "detect-secrets",
+        DETECT_SECRETS,
         "scan",
         "--all-files",
         "--plugin",
@@ -145,30 +169,53 @@ def count_hygiene(path: Path) -> int:
     return len(json.loads(out.stdout)["findings"])
 
 
-def compare(label: str, path: Path, runs: int) -> float:
+def compare(label: str, path: Path, runs: int) -> None:
     """Median wall times of hygiene scan, rg -uu (binary files: rg stops at the first NUL)
     and rg -uuu (binary files searched whole, as hygiene does)."""
-    ours, _ = timed([*HYGIENE, str(path)], runs)
-    rg2, _ = timed(["rg", "-uu", "-c", RG_PATTERN, str(path)], runs)
-    rg3, _ = timed(["rg", "-uuu", "-c", RG_PATTERN, str(path)], runs)
+    (ours, rg2, rg3), _ = timed_side_by_side(
+        [
+            [*HYGIENE, str(path)],
+            ["rg", "-uu", "-c", RG_PATTERN, str(path)],
+            ["rg", "-uuu", "-c", RG_PATTERN, str(path)],
+        ],
+        runs,
+    )
     mb = size_of(path) / MB
     print(f"{label}: {mb:.0f} MB, {count_hygiene(path)} findings (median of {runs})")
     print(
         f"  hygiene scan {ours:.3f} s | rg -uu {rg2:.3f} s: {ours / rg2:.1f}x"
         f" | rg -uuu {rg3:.3f} s: {ours / rg3:.1f}x"
     )
-    return ours / mb
 
 
-def detect_secrets_slice(label: str, path: Path, ours_per_mb: float, runs: int) -> None:
-    mb = size_of(path) / MB
-    ds, proc = timed(ds_command(path), runs)
-    found = sum(len(v) for v in json.loads(proc.stdout or b"{}").get("results", {}).values())
-    ours, _ = timed([*HYGIENE, str(path)], max(runs, 3))
+def _ds_found(proc: subprocess.CompletedProcess[bytes]) -> int:
+    return sum(len(v) for v in json.loads(proc.stdout or b"{}").get("results", {}).values())
+
+
+def detect_secrets_same_input(label: str, path: Path, runs: int) -> None:
+    """Both tools on exactly the same input, wall time as a user sees it."""
+    (ds, ours), (proc, _) = timed_side_by_side([ds_command(path), [*HYGIENE, str(path)]], runs)
     print(
-        f"{label} slice {mb:.0f} MB: detect-secrets (AIC plugin only) median {ds:.2f} s "
-        f"({found} found), hygiene scan {ours:.3f} s: {ds / ours:.0f}x on the slice; "
-        f"per MB {ds / mb:.3f} s vs {ours_per_mb:.4f} s extrapolated: {ds / mb / ours_per_mb:.0f}x"
+        f"{label} ({size_of(path) / MB:.0f} MB), same input: detect-secrets (AIC plugin only) "
+        f"median {ds:.2f} s ({_ds_found(proc)} found; it skips files that are not UTF-8), "
+        f"hygiene scan {ours:.3f} s ({count_hygiene(path)} found): {ds / ours:.0f}x"
+    )
+
+
+def detect_secrets_per_mb(label: str, small: Path, big: Path, runs: int) -> None:
+    """Each tool's cost per extra megabyte: the difference between a big and a small slice."""
+    extra_mb = (size_of(big) - size_of(small)) / MB
+    (ds_small, ds_big), (_, proc) = timed_side_by_side([ds_command(small), ds_command(big)], runs)
+    (ours_small, ours_big), _ = timed_side_by_side(
+        [[*HYGIENE, str(small)], [*HYGIENE, str(big)]], max(runs, 9)
+    )
+    ds_mb, ours_mb = (ds_big - ds_small) / extra_mb, (ours_big - ours_small) / extra_mb
+    print(
+        f"{label} slices {size_of(small) / MB:.0f} and {size_of(big) / MB:.0f} MB: "
+        f"detect-secrets {ds_small:.2f} / {ds_big:.2f} s ({_ds_found(proc)} found), "
+        f"hygiene scan {ours_small:.3f} / {ours_big:.3f} s; per extra MB "
+        f"{ds_mb * 1000:.0f} ms vs {ours_mb * 1000:.2f} ms: {ds_mb / ours_mb:.0f}x; "
+        f"on the big slice {ds_big / ours_big:.0f}x"
     )
 
 
@@ -217,16 +264,19 @@ def main() -> int:
         f"(planted: {planted_std} in stdlib, {planted_log} in log); cores: {os.cpu_count()}, "
         f"load average {os.getloadavg()[0]:.2f} (other work on the machine slows every figure)"
     )
-    std_per_mb = compare("stdlib copy", stdlib, runs)
-    log_per_mb = compare("service log", log, runs)
+    compare("stdlib copy", stdlib, runs)
+    compare("service log", log, runs)
     hook_run(stdlib, runs)
-    ds_runs, ds_mb = (1, 2) if args.quick else (3, 30)
-    detect_secrets_slice(
-        "stdlib", slice_of(stdlib, CORPUS / "ds_stdlib", ds_mb * MB), std_per_mb, ds_runs
-    )
-    detect_secrets_slice(
-        "log", slice_of(log, CORPUS / "ds.log", ds_mb * MB // 2), log_per_mb, ds_runs
-    )
+    ds_runs, small, big = (1, 1, 4) if args.quick else (3, 8, 40)
+    detect_secrets_same_input("stdlib copy", stdlib, ds_runs)
+    for label, corpus in (("stdlib text", stdlib), ("log", log)):
+        name = corpus.name
+        detect_secrets_per_mb(
+            label,
+            slice_of(corpus, CORPUS / f"ds_small_{name}", small * MB),
+            slice_of(corpus, CORPUS / f"ds_big_{name}", big * MB),
+            ds_runs,
+        )
     for size in (16, 64) if args.quick else (64, 256):
         path = CORPUS / f"rss_{size}.log"
         build_log(path, size * MB, rng)

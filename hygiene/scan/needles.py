@@ -82,19 +82,21 @@ def _needle_starts(data: bytes, needle: bytes, rare: bytes, at: int, end: int) -
         pos = data.find(rare, pos + 1, end)
 
 
+# Per needle: its rule, the needle, its distinct bytes (rarest first), its rarest byte and
+# that byte's index in it.
+_PREFILTERS = tuple(
+    (rule, needle, ordered, bytes(ordered[:1]), needle.index(ordered[0]))
+    for rule, needle in NEEDLES
+    for ordered in [_by_rarity(needle)]
+)
+
+
 class PythonFinder:
     """Needles located with ``bytes.find``, one needle at a time, behind memchr prefilters."""
 
-    def __init__(self) -> None:
-        self._needles = tuple(
-            (rule, needle, ordered, bytes(ordered[:1]), needle.index(ordered[0]))
-            for rule, needle in NEEDLES
-            for ordered in [_by_rarity(needle)]
-        )
-
     def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]]:
         found: list[tuple[Rule, int]] = []
-        for rule, needle, needle_bytes, rare, at in self._needles:
+        for rule, needle, needle_bytes, rare, at in _PREFILTERS:
             # A rare-byte prefilter (as ripgrep's memchr does): a chunk lacking one of the
             # needle's bytes cannot hold the needle, and `in` is a memchr, several times faster
             # than a needle pass. Capitals and `z`/`k` are absent from most chunks of most logs.
