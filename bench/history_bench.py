@@ -77,7 +77,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--commits", type=int, default=5000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="500 commits, 3 runs")
     args = parser.parse_args()
+    if args.quick:
+        args.commits, args.runs = 500, 3
     planted = build(args.commits)
     ours, out = timed([sys.executable, "-m", "hygiene", "scan", "--history", "--format", "json"],
                       args.runs)  # fmt: skip

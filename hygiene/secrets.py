@@ -164,35 +164,46 @@ class Secret:
 
 @dataclass(frozen=True)
 class Rule:
+    """One way a secret appears: its pattern, and the literals every match of it holds."""
+
     type_id: str
     text: re.Pattern[str]
     data: re.Pattern[bytes]
-    # The literal the scanner searches for before running the pattern, and how far before
-    # that literal the pattern starts (the `a` of `authorization` is searched as `uthoriz`
-    # so that `Authorization` and `authorization` share one needle).
+    # The literals the scanner searches for before running the pattern (every match holds
+    # one), and how far before its literal a match starts: `authorization` is searched as
+    # `uthoriz`, which no spelling of the keyword lacks. With `caseless`, needles are
+    # lowercase and match in any case, as the keyword patterns do.
     needles: tuple[bytes, ...]
     back: int
     anchored_by_keyword: bool
+    caseless: bool = False
 
     def accepts(self, cred: str) -> bool:
         if self.anchored_by_keyword:
             # A PAT after `Bearer` is the PAT rule's to judge (and report).
-            return not cred.startswith(PAT_PREFIX) and looks_like_credential(cred)
+            return not _is_pat(cred) and looks_like_credential(cred)
         return not is_placeholder(cred)
 
 
-def _rule(type_id: str, pattern: str, needles: tuple[bytes, ...], back: int, kw: bool) -> Rule:
+def _is_pat(cred: str) -> bool:
+    return cred.startswith(PAT_PREFIX) or cred[:12].lower() == "pat%5faic%5f"
+
+
+def _rule(
+    type_id: str, pattern: str, needles: tuple[bytes, ...], back: int, *, kw: bool = False
+) -> Rule:
     compiled_bytes = re.compile(pattern.encode("ascii"))
-    return Rule(type_id, re.compile(pattern), compiled_bytes, needles, back, kw)
+    return Rule(type_id, re.compile(pattern), compiled_bytes, needles, back, kw, caseless=kw)
 
 
 RULES: Final = (
-    _rule(AIC_PAT, PAT_PATTERN, (b"pat_AIC_",), 0, kw=False),
-    _rule(BEARER_TOKEN, AUTHORIZATION_PATTERN, (b"uthoriz", b"UTHORIZ"), 1, kw=True),
-    _rule(BEARER_TOKEN, ACCESS_TOKEN_PATTERN, (b"ccess_token", b"CCESS_TOKEN", b"ccessToken"), 1,
+    _rule(AIC_PAT, PAT_PATTERN, (b"pat_AIC_",), 0),
+    # A PAT in a logged URL's query string.
+    _rule(AIC_PAT, PAT_URLENCODED_PATTERN, (b"pat%5",), 0),
+    _rule(BEARER_TOKEN, AUTHORIZATION_PATTERN, (b"uthoriz",), 1, kw=True),
+    _rule(BEARER_TOKEN, ACCESS_TOKEN_PATTERN, (b"ccess_token", b"ccess-token", b"ccesstoken"), 1,
           kw=True),
 )  # fmt: skip
-_URLENCODED_PAT = re.compile(PAT_URLENCODED_PATTERN)
 
 
 def _token_of(rule: Rule, cred: str) -> str:
@@ -210,16 +221,14 @@ def find_secrets(text: str) -> list[Secret]:
         for m in rule.text.finditer(text):
             cred = m.group("cred")
             if rule.accepts(cred):
-                start = m.start("cred") - (len(PAT_PREFIX) if rule.type_id == AIC_PAT else 0)
+                start = m.start() if rule.type_id == AIC_PAT else m.start("cred")
                 found.append(Secret(rule.type_id, start, m.end("cred"), _token_of(rule, cred)))
-    for m in _URLENCODED_PAT.finditer(text):
-        if not is_placeholder(m.group("cred")):
-            found.append(Secret(AIC_PAT, m.start(), m.end(), PAT_PREFIX + m.group("cred")))
-    return _without_overlaps(found)
+    return drop_overlaps(found)
 
 
-def _without_overlaps(found: list[Secret]) -> list[Secret]:
-    # PATs come first in RULES, so on equal starts the PAT wins; then the longest match.
+def drop_overlaps(found: list[Secret]) -> list[Secret]:
+    """``found`` in order, each secret that overlaps one before it dropped: on equal starts
+    a PAT wins (``Bearer pat_AIC_...`` is a PAT), then the longest match."""
     found.sort(key=lambda s: (s.start, s.type_id != AIC_PAT, -(s.end - s.start)))
     kept: list[Secret] = []
     for secret in found:
@@ -232,8 +241,8 @@ def _without_overlaps(found: list[Secret]) -> list[Secret]:
 def iter_secrets_at(data: bytes | bytearray, pos: int, rule: Rule) -> Iterator[Secret]:
     """The secret of ``rule`` whose needle was found at ``pos`` in ``data``, if any.
 
-    The scanner's fast path: it finds a rule's needle with ``bytes.find`` and asks here. The
-    match is anchored at the keyword, so no pattern runs over text without a needle.
+    The scanner's fast path: it locates a rule's needles and asks here. The match is anchored
+    at the keyword, so no pattern runs over text without a needle.
     """
     start = pos - rule.back
     if start < 0:
@@ -243,7 +252,7 @@ def iter_secrets_at(data: bytes | bytearray, pos: int, rule: Rule) -> Iterator[S
         return
     cred = m.group("cred").decode("ascii")
     if rule.accepts(cred):
-        begin = m.start("cred") - (len(PAT_PREFIX) if rule.type_id == AIC_PAT else 0)
+        begin = m.start() if rule.type_id == AIC_PAT else m.start("cred")
         yield Secret(rule.type_id, begin, m.end("cred"), _token_of(rule, cred))
 
 

@@ -20,7 +20,13 @@ from dataclasses import dataclass
 
 from hygiene.scan.linecount import LineCounter, Recount
 from hygiene.scan.needles import NeedleFinder, PythonFinder
-from hygiene.secrets import MAX_TOKEN_LENGTH, Secret, is_allowlisted, iter_secrets_at
+from hygiene.secrets import (
+    MAX_TOKEN_LENGTH,
+    Secret,
+    drop_overlaps,
+    is_allowlisted,
+    iter_secrets_at,
+)
 
 # The longest stretch a match (keyword, separators, scheme and credential) can cover.
 WINDOW = MAX_TOKEN_LENGTH + 64
@@ -62,14 +68,7 @@ def _secrets_before(data: bytes, cut: int, finder: NeedleFinder) -> list[Secret]
     found: list[Secret] = []
     for rule, pos in finder.find(data, cut):
         found.extend(iter_secrets_at(data, pos, rule))
-    if len(found) < 2:
-        return found
-    found.sort(key=lambda s: (s.start, -(s.end - s.start)))
-    kept = [found[0]]
-    for secret in found[1:]:
-        if secret.start >= kept[-1].end:
-            kept.append(secret)
-    return kept
+    return drop_overlaps(found) if len(found) > 1 else found
 
 
 class StreamScanner:

@@ -22,7 +22,24 @@ from hygiene.scan.gitsource import history_args
 from hygiene.scan.sources import Excluder
 from hygiene.secrets import RULES
 
-NEEDLES = tuple(needle for rule in RULES for needle in rule.needles)
+
+def _ere(needle: bytes, caseless: bool) -> str:
+    """``needle`` as a POSIX extended regex for ``git log -G`` (needles are made of letters,
+    digits, ``_``, ``-`` and ``%``, all literal outside brackets)."""
+    text = needle.decode("ascii")
+    if not caseless:
+        return text
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in text)
+
+
+# What git's -G looks for: a line that holds any rule's needle.
+PICKAXE = "|".join(_ere(needle, rule.caseless) for rule in RULES for needle in rule.needles)
+_NEEDLES = tuple((needle, rule.caseless) for rule in RULES for needle in rule.needles)
+
+
+def _holds_needle(line: bytes) -> bool:
+    low = line.lower()
+    return any(needle in (low if caseless else line) for needle, caseless in _NEEDLES)
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _COMMIT_MARK = b"\0"
 
@@ -36,10 +53,9 @@ class _DiffState:
 
 
 def _git_log(since: str | None) -> list[str]:
-    pattern = "|".join(re.escape(n.decode("ascii")) for n in NEEDLES)
     return [
         "git", "-c", "core.quotePath=false", "log", "-p", "-U0", "--text", "--no-color",
-        "--no-ext-diff", "--no-renames", "--format=%x00%H", f"-G{pattern}",
+        "--no-ext-diff", "--no-renames", "--format=%x00%H", f"-G{PICKAXE}",
         *history_args(since), "--",
     ]  # fmt: skip
 
@@ -87,7 +103,7 @@ def scan_history(excluder: Excluder, since: str | None = None) -> ScanResult:
         if state.path is None or excluder.excludes(state.path):
             continue
         seen.add((state.commit, state.path))
-        if not any(n in content for n in NEEDLES):
+        if not _holds_needle(content):
             continue
         for hit in scan_bytes(content):
             finding = finding_for(hit.secret, state.path, state.line, hit.column)

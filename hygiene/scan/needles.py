@@ -17,6 +17,7 @@ start before ``cut`` (the engine handles what lies after the cut in its next rou
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
@@ -82,31 +83,54 @@ def _needle_starts(data: bytes, needle: bytes, rare: bytes, at: int, end: int) -
         pos = data.find(rare, pos + 1, end)
 
 
-# Per needle: its rule, the needle, its distinct bytes (rarest first), its rarest byte and
-# that byte's index in it.
+def _prefilter(needle: bytes, caseless: bool) -> tuple[bytes, ...]:
+    """What a buffer must hold to hold ``needle``: each of its bytes (in either case where
+    ``caseless``), rarest first."""
+    alternatives = []
+    for byte in _by_rarity(needle):
+        one = bytes([byte])
+        alternatives.append(one + one.upper() if caseless and one.upper() != one else one)
+    return tuple(alternatives)
+
+
+# Per needle: its rule, the needle, its prefilter, its rarest byte and that byte's index in it.
 _PREFILTERS = tuple(
-    (rule, needle, ordered, bytes(ordered[:1]), needle.index(ordered[0]))
+    (rule, needle, _prefilter(needle, rule.caseless), bytes(ordered[:1]), needle.index(ordered[0]))
     for rule, needle in NEEDLES
     for ordered in [_by_rarity(needle)]
 )
 
 
+def _may_hold(data: bytes, prefilter: tuple[bytes, ...]) -> bool:
+    for alternatives in prefilter:
+        for byte in alternatives:
+            if byte in data:
+                break
+        else:
+            return False
+    return True
+
+
 class PythonFinder:
-    """Needles located with ``bytes.find``, one needle at a time, behind memchr prefilters."""
+    """Needles located with ``bytes.find``, one needle at a time, behind memchr prefilters;
+    caseless needles in a lowercased copy of the buffer, made only when one may be there."""
 
     def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]]:
         found: list[tuple[Rule, int]] = []
-        for rule, needle, needle_bytes, rare, at in _PREFILTERS:
+        lowered: bytes | None = None
+        for rule, needle, prefilter, rare, at in _PREFILTERS:
             # A rare-byte prefilter (as ripgrep's memchr does): a chunk lacking one of the
             # needle's bytes cannot hold the needle, and `in` is a memchr, several times faster
             # than a needle pass. Capitals and `z`/`k` are absent from most chunks of most logs.
-            for byte in needle_bytes:
-                if byte not in data:
-                    break
-            else:
-                # A match starts `back` bytes before its needle; the needle must fit below `end`.
-                end = min(len(data), cut + rule.back + len(needle) - 1)
-                found.extend((rule, pos) for pos in _needle_starts(data, needle, rare, at, end))
+            if not _may_hold(data, prefilter):
+                continue
+            haystack = data
+            if rule.caseless:
+                # ASCII lowercasing keeps every offset.
+                haystack = lowered = data.lower() if lowered is None else lowered
+            # A match starts `back` bytes before its needle; the needle must fit below `end`.
+            end = min(len(data), cut + rule.back + len(needle) - 1)
+            found.extend((rule, pos) for pos in _needle_starts(haystack, needle, rare, at, end))
         return found
 
 
@@ -117,10 +141,10 @@ def _database() -> hyperscan.Database:
 
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     db.compile(
-        expressions=[needle for _, needle in NEEDLES],
+        expressions=[re.escape(needle) for _, needle in NEEDLES],
         ids=list(range(len(NEEDLES))),
         elements=len(NEEDLES),
-        flags=[0] * len(NEEDLES),
+        flags=[hyperscan.HS_FLAG_CASELESS if rule.caseless else 0 for rule, _ in NEEDLES],
     )
     return db
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hygiene.scan.engine import WINDOW, Hit, StreamScanner, scan_bytes
 from hygiene.scan.needles import NeedleFinder
-from hygiene.secrets import AIC_PAT, BEARER_TOKEN
+from hygiene.secrets import AIC_PAT, BEARER_TOKEN, find_secrets
 from tests.helpers import assert_no_secret, new_pat, new_session_token
 from tests.strategies import (
     bearer_credentials,
@@ -143,6 +143,12 @@ KEYWORD_VARIANTS = [
     "access_token=",
     "ACCESS_TOKEN=",
     '"accessToken": "',
+    # Any case and the hyphen, as the keyword patterns (and mask()) take them.
+    "AuThOrIzAtIoN: Basic ",
+    "X-Access-Token: ",
+    "access-token=",
+    "Access_Token=",
+    "ACCESSTOKEN: ",
 ]
 
 
@@ -246,3 +252,51 @@ def test_a_stream_without_secrets_is_never_read_again(finder: NeedleFinder) -> N
     scanner = StreamScanner(4096, full_count=False, finder=finder)
     assert list(scanner.scan(io.BytesIO(data).read, recount)) == []
     assert not scanner.counted_all
+
+
+@pytest.mark.parametrize("chunk", [9, 4096, 1 << 16])
+def test_a_url_encoded_pat_is_found_where_its_prefix_starts(
+    finder: NeedleFinder, chunk: int
+) -> None:
+    pat = new_pat()
+    encoded = pat.replace("pat_AIC_", "pat%5FAIC%5f")
+    data = f"GET /api?x=1&token={encoded}&y=2 200\n".encode()
+    (hit,) = scan_bytes(data, chunk, finder=finder)
+    assert (hit.line, hit.column, hit.secret.type_id) == (1, data.index(b"pat%5F") + 1, AIC_PAT)
+    # The decoded token: its fingerprint is the one the inventory holds.
+    assert hit.secret.token == pat
+    assert (hit.secret.start, hit.secret.end) == (data.index(b"pat%5F"), data.index(b"&y"))
+
+
+def _any_case(word: str) -> st.SearchStrategy[str]:
+    flips = st.lists(st.booleans(), min_size=len(word), max_size=len(word))
+    return flips.map(
+        lambda fs: "".join(c.swapcase() if f else c for c, f in zip(word, fs, strict=True))
+    )
+
+
+_keywords = st.one_of(
+    _any_case("Authorization"),
+    st.sampled_from(["access", "Access", "ACCESS", "x-access"]).flatmap(
+        lambda a: st.sampled_from(["_", "-", ""]).flatmap(lambda sep: _any_case(a + sep + "token"))
+    ),
+)
+_separators = st.sampled_from([": ", "=", '": "', "': '", ":\t", " = "])
+_schemes = st.sampled_from(["", "Bearer ", "bearer ", "Basic ", "Token "])
+_keyword_lines = st.tuples(_keywords, _separators, _schemes, bearer_credentials).map("".join)
+_pat_lines = st.tuples(
+    st.sampled_from(["key = ", "url=https://x/?t=", "", "Authorization: Bearer "]),
+    pats,
+    st.booleans(),
+).map(lambda t: t[0] + (t[1].replace("pat_AIC_", "pat%5FAIC%5F") if t[2] else t[1]))
+
+
+@given(lines=st.lists(st.one_of(_keyword_lines, _pat_lines, text_after), max_size=8))
+def test_the_scanner_finds_what_the_core_finds_in_text(
+    finder: NeedleFinder, lines: list[str]
+) -> None:
+    # One core: every spelling mask() would mask, the scanner reports, and nothing else.
+    text = "\n".join(lines)
+    expected = [(s.type_id, s.token) for s in find_secrets(text)]
+    hits = scan_bytes(text.encode(), 64, finder=finder)
+    assert [(h.secret.type_id, h.secret.token) for h in hits] == expected

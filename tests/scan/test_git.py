@@ -22,9 +22,7 @@ def test_staged_scans_the_index_not_the_work_tree(git_repo: Path, guard: SecretG
     (git_repo / "b.py").write_text(f"U = '{unstaged}'\n")  # never staged
     proc = run_hygiene(guard, "scan", "--staged", "--format", "json", cwd=git_repo)
     assert proc.returncode == 1, proc.stderr
-    assert [(f["path"], f["line"], f["column"]) for f in _findings(proc.stdout)] == [
-        ("a.py", 2, 6)
-    ]
+    assert [(f["path"], f["line"], f["column"]) for f in _findings(proc.stdout)] == [("a.py", 2, 6)]
 
 
 def test_staged_ignores_deletions_and_clean_index(git_repo: Path, guard: SecretGuard) -> None:

@@ -21,10 +21,24 @@ from hygiene.scan.needles import (
 from hygiene.secrets import RULES
 
 _needle_bytes = [needle for _, needle in NEEDLES]
-# Whole needles, their halves (near misses) and the bytes they are made of, in any mix.
+_AUTHORIZATION = next(i for i, rule in enumerate(RULES) if b"uthoriz" in rule.needles)
+
+
+def _in_any_case(needle: bytes) -> st.SearchStrategy[bytes]:
+    flips = st.lists(st.booleans(), min_size=len(needle), max_size=len(needle))
+    return flips.map(
+        lambda fs: bytes(
+            c ^ 0x20 if f and chr(c).isalpha() else c for c, f in zip(needle, fs, strict=True)
+        )
+    )
+
+
+# Whole needles (in any case: only some rules' needles match so), their halves (near misses)
+# and the bytes they are made of, in any mix.
 _pieces = st.one_of(
     st.binary(max_size=12),
     st.sampled_from(_needle_bytes),
+    st.sampled_from(_needle_bytes).flatmap(_in_any_case),
     st.sampled_from([n[: len(n) // 2] for n in _needle_bytes]),
     st.sampled_from([n[len(n) // 2 :] for n in _needle_bytes]),
     st.text("zZkKCTAIpa_tUHORIces\n", max_size=12).map(str.encode),
@@ -35,8 +49,9 @@ buffers = st.lists(_pieces, max_size=40).map(b"".join)
 def _brute_force(data: bytes, cut: int) -> list[tuple[int, int]]:
     found = []
     for rule, needle in NEEDLES:
+        haystack = data.lower() if rule.caseless else data
         for pos in range(len(data) - len(needle) + 1):
-            if data.startswith(needle, pos) and pos - rule.back < cut:
+            if haystack.startswith(needle, pos) and pos - rule.back < cut:
                 found.append((RULES.index(rule), pos))
     return sorted(found)
 
@@ -56,10 +71,10 @@ def test_finders_find_every_needle_before_the_cut(
 def test_a_needle_whose_match_starts_at_the_cut_is_left_for_the_next_round(
     finder: NeedleFinder,
 ) -> None:
-    data = b"0123 Authorization"
-    keyword = data.index(b"Authorization")
+    data = b"0123 AuThOrIzAtIoN"
+    keyword = data.index(b"AuThOrIzAtIoN")
     # The rule's match starts at `A`, one byte before its needle `uthoriz`.
-    assert _found(finder, data, keyword + 1) == [(1, keyword + 1)]
+    assert _found(finder, data, keyword + 1) == [(_AUTHORIZATION, keyword + 1)]
     assert _found(finder, data, keyword) == []
 
 

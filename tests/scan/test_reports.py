@@ -28,8 +28,6 @@ def _result_for(data: bytes, path: str = "a.txt") -> ScanResult:
     return result
 
 
-
-
 def _random_looking(secret: str) -> bool:
     # The hidden part must not be a word of the format itself (`physicalLoca` of
     # `physicalLocation` was one): mixed case with a digit, as real tokens are.
