@@ -34,8 +34,10 @@ class JsonFormatter(logging.Formatter):
 
 @pytest.fixture
 def logger(request: pytest.FixtureRequest) -> Iterator[logging.Logger]:
-    """A fresh logger that does not propagate to the root (pytest's own handlers live there)."""
-    lg = logging.getLogger(f"hygiene-test.{request.node.name}")
+    """A fresh logger that pytest's log capture never sees: not propagating to the root, and
+    not registered with the logging manager either (pytest 9.2 also attaches its handler to
+    every registered non-propagating logger, and its handler raises on a broken format)."""
+    lg = logging.Logger(f"hygiene-test.{request.node.name}")
     lg.setLevel(logging.DEBUG)
     lg.propagate = False
     yield lg

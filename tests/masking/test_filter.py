@@ -160,11 +160,21 @@ def test_a_failing_str_never_raises_into_the_caller(logger: logging.Logger) -> N
     assert sink.getvalue().count("\n") == 2
 
 
-def test_two_handlers_and_child_loggers(logger: logging.Logger, guard: SecretGuard) -> None:
+def test_two_handlers_and_child_loggers(
+    request: pytest.FixtureRequest, guard: SecretGuard
+) -> None:
+    # A registered logger tree (children find their parent by name), made inside the test so
+    # that pytest's log capture, attached before the test runs, does not see it.
+    parent = logging.getLogger(f"hygiene-tree.{request.node.name}")
+    parent.setLevel(logging.DEBUG)
+    parent.propagate = False
     token = guard.session_token()
-    sinks = [_filtered(logger), _filtered(logger, JsonFormatter())]
-    child = logging.getLogger(logger.name + ".client.http")
-    child.info("Authorization: bearer   %s sent to %s", token, "pam.example.com")
+    sinks = [_filtered(parent), _filtered(parent, JsonFormatter())]
+    child = logging.getLogger(parent.name + ".client.http")
+    try:
+        child.info("Authorization: bearer   %s sent to %s", token, "pam.example.com")
+    finally:
+        parent.handlers.clear()
     for sink in sinks:
         out = sink.getvalue()
         guard.capture(out)
