@@ -45,7 +45,8 @@ MAX_TOKEN_LENGTH: Final = 4096
 _PAT_BODY = r"[A-Za-z0-9_-]{8," + str(MAX_TOKEN_LENGTH) + "}"
 PAT_PATTERN: Final = r"pat_AIC_(?P<cred>" + _PAT_BODY + ")"
 # URL-encoded form (`pat%5FAIC%5F...`), as seen in logged query strings.
-PAT_URLENCODED_PATTERN: Final = r"pat%5[Ff]AIC%5[Ff](?P<cred>" + _PAT_BODY + ")"
+_PAT_URLENCODED_PREFIX = r"pat%5[Ff]AIC%5[Ff]"
+PAT_URLENCODED_PATTERN: Final = _PAT_URLENCODED_PREFIX + r"(?P<cred>" + _PAT_BODY + ")"
 
 # An optional quote, escaped zero to three times (JSON inside JSON inside JSON).
 _QUOTE = r"""(?:\\{0,3}["'])?"""
@@ -185,8 +186,11 @@ class Rule:
         return not is_placeholder(cred)
 
 
+_URLENCODED_PREFIX = re.compile(_PAT_URLENCODED_PREFIX)
+
+
 def _is_pat(cred: str) -> bool:
-    return cred.startswith(PAT_PREFIX) or cred[:12].lower() == "pat%5faic%5f"
+    return cred.startswith(PAT_PREFIX) or _URLENCODED_PREFIX.match(cred) is not None
 
 
 def _rule(

@@ -28,8 +28,8 @@ from hygiene.masking.keys import is_masked, safe_masked_form
 from hygiene.masking.keyvalues import add_key_spans
 from hygiene.masking.spans import Span, splice, without_overlaps
 
-_PAT_RULE: Final = next(rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
-_PAT_URLENCODED: Final = re.compile(core.PAT_URLENCODED_PATTERN)
+# The core's two PAT rules: plain, then URL-encoded.
+_PAT_RULE, _PAT_URLENCODED_RULE = (rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
 
 _ANSI: Final = re.compile(r"\x1b(?:\[[0-9;:?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _ASCII_LOWER: Final = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
@@ -106,8 +106,8 @@ def _pat_spans(text: str) -> list[Span]:
 
 def _urlencoded_pat_spans(text: str) -> list[Span]:
     found: list[Span] = []
-    for m in _PAT_URLENCODED.finditer(text):
-        if not core.is_placeholder(m.group("cred")):
+    for m in _PAT_URLENCODED_RULE.text.finditer(text):
+        if _PAT_URLENCODED_RULE.accepts(m.group("cred")):
             token = core.PAT_PREFIX + m.group("cred")
             found.append(Span(m.start(), m.end(), core.masked_form(token)))
     return found

@@ -19,8 +19,8 @@ from hygiene.errors import InputError
 from hygiene.scan.engine import scan_bytes
 from hygiene.scan.findings import Detection, ScanResult, finding_for
 from hygiene.scan.gitsource import history_args
+from hygiene.scan.needles import NEEDLES
 from hygiene.scan.sources import Excluder
-from hygiene.secrets import RULES
 
 
 def _ere(needle: bytes, caseless: bool) -> str:
@@ -33,13 +33,14 @@ def _ere(needle: bytes, caseless: bool) -> str:
 
 
 # What git's -G looks for: a line that holds any rule's needle.
-PICKAXE = "|".join(_ere(needle, rule.caseless) for rule in RULES for needle in rule.needles)
-_NEEDLES = tuple((needle, rule.caseless) for rule in RULES for needle in rule.needles)
+PICKAXE = "|".join(_ere(needle, rule.caseless) for rule, needle in NEEDLES)
 
 
 def _holds_needle(line: bytes) -> bool:
     low = line.lower()
-    return any(needle in (low if caseless else line) for needle, caseless in _NEEDLES)
+    return any(needle in (low if rule.caseless else line) for rule, needle in NEEDLES)
+
+
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _COMMIT_MARK = b"\0"
 
@@ -115,4 +116,3 @@ def scan_history(excluder: Excluder, since: str | None = None) -> ScanResult:
     result.files = len(seen)
     result.seconds = time.perf_counter() - started
     return result
-

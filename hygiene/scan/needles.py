@@ -83,11 +83,11 @@ def _needle_starts(data: bytes, needle: bytes, rare: bytes, at: int, end: int) -
         pos = data.find(rare, pos + 1, end)
 
 
-def _prefilter(needle: bytes, caseless: bool) -> tuple[bytes, ...]:
-    """What a buffer must hold to hold ``needle``: each of its bytes (in either case where
-    ``caseless``), rarest first."""
+def _prefilter(ordered: tuple[int, ...], caseless: bool) -> tuple[bytes, ...]:
+    """What a buffer must hold to hold a needle whose distinct bytes are ``ordered``: each of
+    them (in either case where ``caseless``), rarest first."""
     alternatives = []
-    for byte in _by_rarity(needle):
+    for byte in ordered:
         one = bytes([byte])
         alternatives.append(one + one.upper() if caseless and one.upper() != one else one)
     return tuple(alternatives)
@@ -95,7 +95,7 @@ def _prefilter(needle: bytes, caseless: bool) -> tuple[bytes, ...]:
 
 # Per needle: its rule, the needle, its prefilter, its rarest byte and that byte's index in it.
 _PREFILTERS = tuple(
-    (rule, needle, _prefilter(needle, rule.caseless), bytes(ordered[:1]), needle.index(ordered[0]))
+    (rule, needle, _prefilter(ordered, rule.caseless), bytes(ordered[:1]), needle.index(ordered[0]))
     for rule, needle in NEEDLES
     for ordered in [_by_rarity(needle)]
 )
@@ -149,6 +149,11 @@ def _database() -> hyperscan.Database:
     return db
 
 
+# Per needle id (its index in NEEDLES): its rule, its length, and how far before it a match
+# starts.
+_SHAPES = tuple((rule, len(needle), rule.back) for rule, needle in NEEDLES)
+
+
 class HyperscanFinder:
     """All needles located in one Hyperscan pass. Each finder owns its scratch space, so
     finders in different threads never share one."""
@@ -158,8 +163,6 @@ class HyperscanFinder:
 
         self._db = _database()
         self._scratch = hyperscan.Scratch(self._db)
-        # Per needle id: its rule, its length, and how far before it a match starts.
-        self._shapes = tuple((rule, len(needle), rule.back) for rule, needle in NEEDLES)
 
     def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]]:
         ends: list[tuple[int, int]] = []
@@ -171,7 +174,7 @@ class HyperscanFinder:
         self._db.scan(data, match_event_handler=collect, scratch=self._scratch)
         found: list[tuple[Rule, int]] = []
         for needle_id, end in ends:
-            rule, length, back = self._shapes[needle_id]
+            rule, length, back = _SHAPES[needle_id]
             if end - length - back < cut:
                 found.append((rule, end - length))
         return found
