@@ -2,7 +2,7 @@
 
 The package reads as its four parts: :mod:`hygiene.scan` finds, :mod:`hygiene.masking` masks,
 :mod:`hygiene.revoke` (with :mod:`hygiene.api` and :mod:`hygiene.inventory`) revokes, and
-:mod:`hygiene.testing` proves, on top of one detection core, :mod:`hygiene.secrets`.
+:mod:`hygiene.testing` proves, on top of one detection core, :mod:`hygiene.detection`.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ class ApiError(HygieneError):
 
 def one_line(message: str) -> str:
     """Collapse a message to one masked line, safe to print."""
-    from hygiene.secrets import mask_secrets
+    from hygiene.detection import mask_secrets
 
     text = " ".join(str(message).split())
     return mask_secrets(text)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from hygiene.errors import InputError
-from hygiene.secrets import fingerprint, sha1_hex
+from hygiene.detection import fingerprint, sha1_hex
 
 APP_DIR = "aic-token-hygiene"
 FILE_NAME = "inventory.sqlite3"

@@ -16,7 +16,7 @@ import httpx
 
 from hygiene.api.config import check_base_url
 from hygiene.api.transport import RetryPolicy, RetryTransport
-from hygiene.secrets import fingerprint
+from hygiene.detection import fingerprint
 
 Liveness = Literal["live", "dead", "unknown"]
 MEMBERSHIPS = "/api/v1/org/memberships"

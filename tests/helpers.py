@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hygiene.secrets import PAT_PREFIX, is_placeholder, looks_like_credential
+from hygiene.detection import PAT_PREFIX, is_placeholder, looks_like_credential
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from hygiene.secrets import ALLOW_MARKERS, PAT_PREFIX, is_placeholder, looks_like_credential
+from hygiene.detection import ALLOW_MARKERS, PAT_PREFIX, is_placeholder, looks_like_credential
 
 PAT_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 CRED_ALPHABET = PAT_ALPHABET + ".~+/="

@@ -24,7 +24,7 @@ from hygiene.api.config import Config
 from hygiene.api.ratelimit import RateGate
 from hygiene.api.transport import UNSAFE, RetryPolicy, RetryTransport
 from hygiene.errors import ApiError, AuthFailed, UsageError
-from hygiene.secrets import PAT_PREFIX
+from hygiene.detection import PAT_PREFIX
 
 PAT_ABSOLUTE_MAX_TTL_DAYS = 180
 API = "/api/v1"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from hygiene.secrets import mask_secrets
+from hygiene.detection import mask_secrets
 
 log = logging.getLogger("hygiene.api")
 

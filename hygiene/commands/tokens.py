@@ -15,7 +15,7 @@ from hygiene.api.client import ControlPlaneClient, check_days
 from hygiene.api.config import load_config, tty_prompt
 from hygiene.errors import EXIT_OK, InputError
 from hygiene.inventory import Entry, default_path, open_inventory
-from hygiene.secrets import AIC_PAT, PAT_PREFIX, find_secrets
+from hygiene.detection import AIC_PAT, PAT_PREFIX, find_secrets
 
 
 @click.group(name="tokens")

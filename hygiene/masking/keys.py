@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from hygiene.secrets import ELLIPSIS, PAT_PREFIX, masked_form
+from hygiene.detection import ELLIPSIS, PAT_PREFIX, masked_form
 
 # Word endings whose values are hidden completely.
 _HIDDEN: Final = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from hygiene import secrets as core
+from hygiene import detection as core
 from hygiene.masking.keys import KEY_HINTS, is_masked, is_sensitive_key, masked_value
 from hygiene.masking.spans import Span
 

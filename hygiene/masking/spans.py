@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from hygiene.secrets import ELLIPSIS, splice
+from hygiene.detection import ELLIPSIS, splice
 
 
 class Span(NamedTuple):

@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from hygiene import secrets as core
+from hygiene import detection as core
 from hygiene.masking.keys import is_masked, safe_masked_form
 from hygiene.masking.keyvalues import add_key_spans
 from hygiene.masking.spans import Span, splice, without_overlaps

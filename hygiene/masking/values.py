@@ -12,7 +12,7 @@ from typing import Final
 
 from hygiene.masking.keys import is_masked, is_sensitive_key, masked_value
 from hygiene.masking.text import mask
-from hygiene.secrets import ELLIPSIS
+from hygiene.detection import ELLIPSIS
 
 # Deeper structures are rare in logs; past this depth a value is judged by its text.
 _MAX_DEPTH: Final = 12

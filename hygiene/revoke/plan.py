@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from hygiene.inventory import Inventory
 from hygiene.revoke.sources import Finding
-from hygiene.secrets import BEARER_TOKEN
+from hygiene.detection import BEARER_TOKEN
 
 REVOKED, NOT_FOUND, FAILED, UNRESOLVED = "revoked", "not_found", "failed", "unresolved"
 LOGGED_OUT, NOT_LIVE = "logged_out", "not_live"  # leaked session tokens (--scan)

@@ -14,7 +14,7 @@ from typing import BinaryIO, TextIO
 from hygiene.revoke.sessions import SessionTarget, session_targets
 from hygiene.revoke.sources import Finding
 from hygiene.scan.api import STDIN, ScanRequest, run_scan
-from hygiene.secrets import AIC_PAT, PAT_PREFIX
+from hygiene.detection import AIC_PAT, PAT_PREFIX
 
 
 @dataclass

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hygiene.errors import InputError
-from hygiene.secrets import AIC_PAT
+from hygiene.detection import AIC_PAT
 
 DETECT_SECRETS_TYPE = "AIC Personal Access Token"
 _SHA256 = re.compile(r"sha256:[0-9a-f]{64}")

@@ -1,7 +1,7 @@
 """Find: the byte scanner and everything around it (sources, baselines, reports).
 
 Callers in the same process use :func:`run_scan`; each :class:`Detection` of the result pairs a
-printable :class:`Finding` with its :class:`~hygiene.secrets.Secret` (``keep_secrets=True``).
+printable :class:`Finding` with its :class:`~hygiene.detection.Secret` (``keep_secrets=True``).
 """
 
 from __future__ import annotations

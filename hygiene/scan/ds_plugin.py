@@ -1,6 +1,6 @@
 """The detect-secrets plugin: ``AIC Personal Access Token`` findings from the detection core.
 
-A thin layer over :func:`hygiene.secrets.find_secrets` (no pattern of its own). It never
+A thin layer over :func:`hygiene.detection.find_secrets` (no pattern of its own). It never
 verifies over the network (detect-secrets would call ``verify`` twice per match and abort the
 scan on any non-``requests`` exception). ``plugins/aic_tokens.py`` re-exports it for
 ``detect-secrets scan --plugin``; :mod:`hygiene.scan.ds_hook` loads it by this file's path.
@@ -12,7 +12,7 @@ from collections.abc import Generator
 
 from detect_secrets.plugins.base import BasePlugin
 
-from hygiene.secrets import AIC_PAT, find_secrets
+from hygiene.detection import AIC_PAT, find_secrets
 
 SECRET_TYPE = "AIC Personal Access Token"  # noqa: S105 - written into baselines: never rename
 

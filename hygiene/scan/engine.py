@@ -1,9 +1,9 @@
 """The byte scanner: needles first, anchored patterns only where a needle is.
 
 A stream is read in fixed chunks. In each chunk a :mod:`~hygiene.scan.needles` finder locates
-the needles of every rule of :data:`hygiene.secrets.RULES` (the fast part: Hyperscan, or C
+the needles of every rule of :data:`hygiene.detection.RULES` (the fast part: Hyperscan, or C
 loops of ``bytes.find``) and the rule's pattern runs anchored at each one
-(:func:`hygiene.secrets.iter_secrets_at`), so no regular expression ever walks text that holds
+(:func:`hygiene.detection.iter_secrets_at`), so no regular expression ever walks text that holds
 no needle. Newlines are counted only when a line number is needed.
 
 Chunk boundaries: no pattern crosses a newline, so a chunk is processed up to its last newline
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from hygiene.scan.linecount import LineCounter, Recount
 from hygiene.scan.needles import NeedleFinder, PythonFinder
-from hygiene.secrets import (
+from hygiene.detection import (
     MAX_TOKEN_LENGTH,
     Secret,
     drop_overlaps,

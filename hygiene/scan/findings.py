@@ -1,11 +1,11 @@
 """What the scanner reports: a :class:`Finding` (no token in it) and, for callers in the same
-process, a :class:`Detection` pairing a finding with its :class:`~hygiene.secrets.Secret`."""
+process, a :class:`Detection` pairing a finding with its :class:`~hygiene.detection.Secret`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hygiene.secrets import Secret
+from hygiene.detection import Secret
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from hygiene.errors import UsageError
 from hygiene.scan.findings import Finding, ScanResult
-from hygiene.secrets import AIC_PAT
+from hygiene.detection import AIC_PAT
 
 
 def verified_findings(

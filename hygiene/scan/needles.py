@@ -1,6 +1,6 @@
 """Where the needles are: the literals every match holds, located before any pattern runs.
 
-Each rule of :data:`hygiene.secrets.RULES` names the literals (needles) its matches contain.
+Each rule of :data:`hygiene.detection.RULES` names the literals (needles) its matches contain.
 Two finders locate them and give the same answer, as a property test checks:
 
 * :class:`HyperscanFinder`: one pass of Intel's Hyperscan (SIMD multi-literal search) for
@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Protocol
 
-from hygiene.secrets import RULES, Rule
+from hygiene.detection import RULES, Rule
 
 if TYPE_CHECKING:
     import hyperscan

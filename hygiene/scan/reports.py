@@ -12,7 +12,7 @@ from typing import Any
 
 from hygiene import __version__
 from hygiene.scan.findings import Finding, ScanResult
-from hygiene.secrets import TYPE_NAMES
+from hygiene.detection import TYPE_NAMES
 
 TOOL = "aic-token-hygiene"
 FORMATS = ("text", "json", "sarif")

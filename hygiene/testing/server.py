@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from hygiene.secrets import mask_secrets
+from hygiene.detection import mask_secrets
 from hygiene.testing.faults import Fault, Switches
 from hygiene.testing.routes import Reply, route
 from hygiene.testing.state import State

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from hygiene.secrets import PAT_PREFIX, is_placeholder
+from hygiene.detection import PAT_PREFIX, is_placeholder
 
 PAT_ABSOLUTE_MAX_TTL_DAYS = 180
 # Scopes a PAT may carry and the endpoint family each one opens.

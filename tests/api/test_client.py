@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from hygiene.errors import ApiError, AuthFailed, UsageError
-from hygiene.secrets import PAT_PREFIX
+from hygiene.detection import PAT_PREFIX
 from tests.api.fakes import PASSWORD, FakeClock, FakeService, make_client, reply
 from tests.helpers import SecretGuard
 

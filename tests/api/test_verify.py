@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from hygiene.errors import UsageError
-from hygiene.secrets import fingerprint
+from hygiene.detection import fingerprint
 from hygiene.testing import ControlPlane
 from hygiene.verify import verify_tokens
 from tests.helpers import SecretGuard

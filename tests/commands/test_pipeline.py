@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hygiene.secrets import fingerprint, masked_form
+from hygiene.detection import fingerprint, masked_form
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard, run_hygiene
 

@@ -12,7 +12,7 @@ import pytest
 
 from hygiene.errors import InputError
 from hygiene.inventory import ACTIVE, EXPIRED, REVOKED, default_path, open_inventory
-from hygiene.secrets import fingerprint, sha1_hex
+from hygiene.detection import fingerprint, sha1_hex
 from tests.helpers import SecretGuard, run_hygiene
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hygiene.masking import is_sensitive_key, mask
 from hygiene.masking.keys import SENSITIVE_ENDINGS
-from hygiene.secrets import masked_form
+from hygiene.detection import masked_form
 from tests.helpers import assert_no_secret, new_pat, new_session_token, secret_parts
 from tests.strategies import (
     bearer_credentials,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hygiene.scan.ds_plugin import SECRET_TYPE, AicTokenDetector
-from hygiene.secrets import sha1_hex
+from hygiene.detection import sha1_hex
 from tests.helpers import REPO_ROOT, SecretGuard, git
 
 PLUGIN = REPO_ROOT / "plugins" / "aic_tokens.py"

@@ -11,7 +11,7 @@ import pytest
 
 from hygiene.inventory import open_inventory
 from hygiene.revoke import Console
-from hygiene.secrets import fingerprint, masked_form
+from hygiene.detection import fingerprint, masked_form
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard
 

@@ -122,7 +122,7 @@ def test_unresolved_findings_exit_1(world: World, guard: SecretGuard, tmp_path: 
 def test_detect_secrets_baseline_is_resolved_by_sha1(
     world: World, guard: SecretGuard, tmp_path: Path
 ) -> None:
-    from hygiene.secrets import sha1_hex
+    from hygiene.detection import sha1_hex
 
     with open_inventory(world.inventory) as inv:
         entry = inv.get(world.leaks[0].token_id)

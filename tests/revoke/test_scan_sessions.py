@@ -19,7 +19,7 @@ import pytest
 from hygiene.api import ControlPlaneClient, load_config
 from hygiene.inventory import REVOKED, open_inventory
 from hygiene.revoke import RevokeOptions, revoke_leaked
-from hygiene.secrets import fingerprint
+from hygiene.detection import fingerprint
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard, run_hygiene
 from tests.revoke.conftest import declining_console

@@ -17,7 +17,7 @@ from hygiene.inventory import REVOKED, open_inventory
 from hygiene.revoke import RevokeOptions
 from hygiene.revoke.scanned import scan_paths
 from hygiene.revoke.sessions import SessionTarget, log_out_all
-from hygiene.secrets import fingerprint, masked_form
+from hygiene.detection import fingerprint, masked_form
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard
 from tests.revoke.conftest import leak_pats

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hygiene.secrets import fingerprint
+from hygiene.detection import fingerprint
 from tests.helpers import SecretGuard, run_hygiene
 
 

@@ -18,7 +18,7 @@ from hygiene.scan.needles import (
     finder_for,
     hyperscan_available,
 )
-from hygiene.secrets import RULES
+from hygiene.detection import RULES
 
 _needle_bytes = [needle for _, needle in NEEDLES]
 _AUTHORIZATION = next(i for i, rule in enumerate(RULES) if b"uthoriz" in rule.needles)

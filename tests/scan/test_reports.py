@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hygiene.scan.engine import scan_bytes
 from hygiene.scan.findings import Detection, ScanResult, finding_for
 from hygiene.scan.reports import FORMATS, render
-from hygiene.secrets import fingerprint
+from hygiene.detection import fingerprint
 from tests.helpers import SecretGuard, assert_no_secret, run_hygiene
 from tests.strategies import bearer_credentials, pats
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from hygiene.secrets import fingerprint
+from hygiene.detection import fingerprint
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard, run_hygiene
 

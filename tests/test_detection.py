@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hygiene import secrets as core
+from hygiene import detection as core
 from tests.helpers import new_pat, new_session_token
 from tests.strategies import (
     bearer_credentials,
