@@ -45,8 +45,10 @@ def fast_import_stream(commits: int, rng: random.Random) -> tuple[bytes, int]:
         if n % (commits // 10) == 0:
             lines[rng.randrange(len(lines))] = f'TOKEN = "{_token(rng)}"'
             planted += 1
-        out.append(f"commit refs/heads/main\nmark :{n}\n"
-                   f"committer Bench <bench@example.invalid> {1_700_000_000 + n} +0000\n".encode())
+        out.append(
+            f"commit refs/heads/main\nmark :{n}\n"
+            f"committer Bench <bench@example.invalid> {1_700_000_000 + n} +0000\n".encode()
+        )
         out.append(_blob(f"change {n}"))
         if n > 1:
             out.append(f"from :{n - 1}\n".encode())
@@ -82,8 +84,9 @@ def main() -> int:
     if args.quick:
         args.commits, args.runs = 500, 3
     planted = build(args.commits)
-    ours, out = timed([sys.executable, "-m", "hygiene", "scan", "--history", "--format", "json"],
-                      args.runs)  # fmt: skip
+    ours, out = timed(
+        [sys.executable, "-m", "hygiene", "scan", "--history", "--format", "json"], args.runs
+    )
     found = len(json.loads(out)["findings"])
     pipeline = f"git log -p --all | rg -c '{RG_PATTERN}'"
     theirs, rg_out = timed(["bash", "-o", "pipefail", "-c", pipeline], args.runs)

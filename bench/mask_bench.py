@@ -54,9 +54,10 @@ def _clean_json() -> str:
         "duration_ms": 12.7,
         "user_agent": "python-httpx/0.27.0",
         "remote_addr": "10.12.0.31",
-        "members": [{"id": rng.randrange(10**6), "name": f"user{i}", "role": "viewer"}
-                    for i in range(14)],
-    }  # fmt: skip
+        "members": [
+            {"id": rng.randrange(10**6), "name": f"user{i}", "role": "viewer"} for i in range(14)
+        ],
+    }
     text = json.dumps(event)
     return text[:1024] if len(text) > 1024 else text
 
@@ -92,8 +93,10 @@ def bench_logging(calls: int, runs: int) -> None:
         base, cost = statistics.median(with_plain), statistics.median(with_filter)
         ratio = cost / base
         verdict = "ok" if ratio <= GOALS[name] else "OVER GOAL"
-        print(f"  {name:24} plain {base:6.2f} us  filtered {cost:6.2f} us  "
-              f"ratio {ratio:5.3f}x (goal <= {GOALS[name]}x) {verdict}")  # fmt: skip
+        print(
+            f"  {name:24} plain {base:6.2f} us  filtered {cost:6.2f} us  "
+            f"ratio {ratio:5.3f}x (goal <= {GOALS[name]}x) {verdict}"
+        )
 
 
 def _corpus_line(rng: random.Random, i: int) -> str:
@@ -106,10 +109,14 @@ def _corpus_line(rng: random.Random, i: int) -> str:
         cred = "eyJ" + secrets.token_urlsafe(30)
         return f"{stamp} DEBUG httpx: headers {{'authorization': 'Bearer {cred}'}}\n"
     if kind < 0.3:
-        return (f'{stamp} INFO httpx: HTTP Request: GET https://pam.example.com/api/v1/orgs/'
-                f'{i % 500}/members?page={i % 7} "HTTP/1.1 200 OK"\n')  # fmt: skip
-    return (f"{stamp} INFO app.worker: processed job {i} in {rng.random() * 90:.2f} ms "
-            f"queue=default attempts=1 status=done\n")  # fmt: skip
+        return (
+            f"{stamp} INFO httpx: HTTP Request: GET https://pam.example.com/api/v1/orgs/"
+            f'{i % 500}/members?page={i % 7} "HTTP/1.1 200 OK"\n'
+        )
+    return (
+        f"{stamp} INFO app.worker: processed job {i} in {rng.random() * 90:.2f} ms "
+        f"queue=default attempts=1 status=done\n"
+    )
 
 
 def ensure_corpus(megabytes: int) -> Path:
@@ -137,14 +144,17 @@ def bench_cli(megabytes: int, runs: int) -> None:
     for _ in range(runs):
         start = time.perf_counter()
         with open(os.devnull, "wb") as sink:
-            subprocess.run([sys.executable, "-m", "hygiene", "mask", str(corpus)],
-                           stdout=sink, check=True)  # fmt: skip
+            subprocess.run(
+                [sys.executable, "-m", "hygiene", "mask", str(corpus)], stdout=sink, check=True
+            )
         seconds.append(time.perf_counter() - start)
     median = statistics.median(seconds)
     rate = size / median / 1e6
     verdict = "ok" if rate >= 50 else "UNDER GOAL"
-    print(f"hygiene mask: {size / 1e6:.0f} MB, median of {runs} runs {median:.2f} s "
-          f"= {rate:.0f} MB/s (goal >= 50 MB/s) {verdict}")  # fmt: skip
+    print(
+        f"hygiene mask: {size / 1e6:.0f} MB, median of {runs} runs {median:.2f} s "
+        f"= {rate:.0f} MB/s (goal >= 50 MB/s) {verdict}"
+    )
 
 
 def main() -> None:

@@ -37,8 +37,12 @@ def serve(conn: Connection) -> None:
             command, arg = conn.recv()
             if command == "seed":
                 plane.switches.set_rate_limit(None)
-                ids = [plane.state.create_pat(plane.email, "org_main", f"b{n}", ["safes:read"],
-                                              30)[0].token_id for n in range(arg)]  # fmt: skip
+                ids = [
+                    plane.state.create_pat(plane.email, "org_main", f"b{n}", ["safes:read"], 30)[
+                        0
+                    ].token_id
+                    for n in range(arg)
+                ]
                 plane.clear_requests()
                 conn.send(ids)
             elif command == "limit":
@@ -94,15 +98,19 @@ def main(argv: list[str] | None = None) -> int:
             if limit is None:
                 rate = ids / median
                 passed = rate >= MIN_UNLIMITED_RATE
-                print(f"no limit : {median:7.2f} s  {rate:7.0f} revocations/s  "
-                      f"(target >= {MIN_UNLIMITED_RATE:.0f}/s)  {'PASS' if passed else 'FAIL'}")
+                print(
+                    f"no limit : {median:7.2f} s  {rate:7.0f} revocations/s  "
+                    f"(target >= {MIN_UNLIMITED_RATE:.0f}/s)  {'PASS' if passed else 'FAIL'}"
+                )
             else:
                 ideal = ids / limit
                 ratio = median / ideal
                 passed = ratio <= MAX_LIMITED_RATIO
-                print(f"{limit:4d}/s  : {median:7.2f} s  ideal {ideal:6.2f} s  ratio {ratio:5.3f} "
-                      f"(target <= {MAX_LIMITED_RATIO})  429s: {throttled}  "
-                      f"{'PASS' if passed else 'FAIL'}")
+                print(
+                    f"{limit:4d}/s  : {median:7.2f} s  ideal {ideal:6.2f} s  ratio {ratio:5.3f} "
+                    f"(target <= {MAX_LIMITED_RATIO})  429s: {throttled}  "
+                    f"{'PASS' if passed else 'FAIL'}"
+                )
             ok = ok and passed
     finally:
         parent.send(("stop", None))

@@ -99,7 +99,7 @@ def build_log(path: Path, size: int, rng: random.Random) -> int:
         while written < size:
             block = "".join(rng.choices(pool, k=MB // 150))
             block += f"2026-11-22T02:00:00Z WARN retry url=https://pam/x?token={new_pat(rng)}\n"
-            block += f"2026-11-22T02:00:01Z DEBUG headers={{'Authorization': 'Bearer {new_session(rng)}'}}\n"  # noqa: E501
+            block += f"2026-11-22T02:00:01Z DEBUG headers={{'Authorization': 'Bearer {new_session(rng)}'}}\n"
             f.write(block)
             written += len(block)
             planted += 2

@@ -68,9 +68,24 @@ ACCESS_TOKEN_PATTERN: Final = (
 
 # HTTP authentication scheme names: a lone scheme word is not a credential.
 _SCHEME_WORDS: Final = frozenset(
-    {"bearer", "basic", "digest", "negotiate", "token", "ntlm", "hoba", "mutual", "oauth",
-     "aws4-hmac-sha256", "none", "null", "undefined", "true", "false"}
-)  # fmt: skip
+    {
+        "bearer",
+        "basic",
+        "digest",
+        "negotiate",
+        "token",
+        "ntlm",
+        "hoba",
+        "mutual",
+        "oauth",
+        "aws4-hmac-sha256",
+        "none",
+        "null",
+        "undefined",
+        "true",
+        "false",
+    }
+)
 
 # `x{6,}`: a run of six x's marks a placeholder; four would also hit about one random
 # 32-character token in 35,000 (`...xxXx...`), a real leak we would then miss.
@@ -205,9 +220,14 @@ RULES: Final = (
     # A PAT in a logged URL's query string.
     _rule(AIC_PAT, PAT_URLENCODED_PATTERN, (b"pat%5",), 0),
     _rule(BEARER_TOKEN, AUTHORIZATION_PATTERN, (b"uthoriz",), 1, kw=True),
-    _rule(BEARER_TOKEN, ACCESS_TOKEN_PATTERN, (b"ccess_token", b"ccess-token", b"ccesstoken"), 1,
-          kw=True),
-)  # fmt: skip
+    _rule(
+        BEARER_TOKEN,
+        ACCESS_TOKEN_PATTERN,
+        (b"ccess_token", b"ccess-token", b"ccesstoken"),
+        1,
+        kw=True,
+    ),
+)
 
 
 def _token_of(rule: Rule, cred: str) -> str:

@@ -21,8 +21,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from hygiene.errors import InputError
 from hygiene.detection import fingerprint, sha1_hex
+from hygiene.errors import InputError
 
 APP_DIR = "aic-token-hygiene"
 FILE_NAME = "inventory.sqlite3"
@@ -46,8 +46,9 @@ CREATE TABLE IF NOT EXISTS tokens (
 CREATE INDEX IF NOT EXISTS tokens_fingerprint ON tokens (fingerprint);
 CREATE INDEX IF NOT EXISTS tokens_sha1 ON tokens (sha1);
 """
-_COLUMNS = ("token_id, name, scopes, expires_at, state, org_id, fingerprint, sha1, "
-            "created_at, updated_at")  # fmt: skip
+_COLUMNS = (
+    "token_id, name, scopes, expires_at, state, org_id, fingerprint, sha1, created_at, updated_at"
+)
 
 
 def default_path(env: Mapping[str, str], platform: str = sys.platform) -> Path:
@@ -125,23 +126,46 @@ class Inventory:
             raise
         self._db.execute("COMMIT")
 
-    def add(self, token_id: str, value: str, *, name: str, scopes: Iterable[str],
-            expires_at: str | None, org_id: str | None = None) -> Entry:  # fmt: skip
+    def add(
+        self,
+        token_id: str,
+        value: str,
+        *,
+        name: str,
+        scopes: Iterable[str],
+        expires_at: str | None,
+        org_id: str | None = None,
+    ) -> Entry:
         """Record a PAT by its fingerprints (the value itself is hashed, never stored)."""
         now = _now().isoformat()
-        row = (token_id, name, json.dumps(list(scopes)), expires_at, ACTIVE, org_id,
-               fingerprint(value), sha1_hex(value), now, now)  # fmt: skip
+        row = (
+            token_id,
+            name,
+            json.dumps(list(scopes)),
+            expires_at,
+            ACTIVE,
+            org_id,
+            fingerprint(value),
+            sha1_hex(value),
+            now,
+            now,
+        )
         with self._write() as db:
-            db.execute(f"INSERT OR REPLACE INTO tokens ({_COLUMNS}) VALUES "  # noqa: S608 - constant
-                       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)  # fmt: skip
+            db.execute(
+                f"INSERT OR REPLACE INTO tokens ({_COLUMNS}) VALUES "  # noqa: S608 - constant
+                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
         return _entry(row)
 
     def mark(self, token_ids: Iterable[str], state: str) -> int:
         """Set the state of these PATs; returns how many were in the inventory."""
         now = _now().isoformat()
         with self._write() as db:
-            cur = db.executemany("UPDATE tokens SET state = ?, updated_at = ? WHERE token_id = ?",
-                                 [(state, now, tid) for tid in token_ids])  # fmt: skip
+            cur = db.executemany(
+                "UPDATE tokens SET state = ?, updated_at = ? WHERE token_id = ?",
+                [(state, now, tid) for tid in token_ids],
+            )
             return cur.rowcount
 
     def _select(self, where: str = "", *args: str) -> list[Entry]:
@@ -222,5 +246,4 @@ def open_inventory(path: Path, *, create: bool = True) -> Iterator[Inventory]:
         db.close()
 
 
-__all__ = ["ACTIVE", "EXPIRED", "REVOKED", "Entry", "Inventory", "default_path",
-           "open_inventory"]  # fmt: skip
+__all__ = ["ACTIVE", "EXPIRED", "REVOKED", "Entry", "Inventory", "default_path", "open_inventory"]

@@ -52,8 +52,12 @@ def verify_tokens(
     if not unique:
         return {}
     inner = transport or httpx.HTTPTransport(verify=True)
-    client = httpx.Client(base_url=url, transport=RetryTransport(inner, policy=_POLICY),
-                          timeout=timeout, follow_redirects=False)  # fmt: skip
+    client = httpx.Client(
+        base_url=url,
+        transport=RetryTransport(inner, policy=_POLICY),
+        timeout=timeout,
+        follow_redirects=False,
+    )
     with client, ThreadPoolExecutor(max_workers=min(WORKERS, len(unique))) as pool:
         answers = pool.map(lambda token: _check(client, token), unique.values())
         return dict(zip(unique, answers, strict=True))

@@ -20,9 +20,16 @@ bearer_credentials = (
 
 
 _PLACEHOLDER_WORDS = [
-    "EXAMPLE", "REDACTED", "your_token", "YOUR_TOKEN_HERE", "example_token_1234",
-    "redacted-0000", "PLACEHOLDER", "your_token_goes_here", "changeme12345",
-]  # fmt: skip
+    "EXAMPLE",
+    "REDACTED",
+    "your_token",
+    "YOUR_TOKEN_HERE",
+    "example_token_1234",
+    "redacted-0000",
+    "PLACEHOLDER",
+    "your_token_goes_here",
+    "changeme12345",
+]
 
 
 def _placeholder_bodies() -> st.SearchStrategy[str]:

@@ -153,8 +153,11 @@ class SessionAuth(httpx.Auth):
         if code == "AUTH_FAILED" or response.status_code in (400, 401, 403):
             raise AuthFailed(f"login refused: {code or 'AUTH_FAILED'} (authentication failed)")
         if response.status_code != 200:
-            raise ApiError(f"login failed: HTTP {response.status_code} {code or ''}".strip(),
-                           status=response.status_code, code=code)  # fmt: skip
+            raise ApiError(
+                f"login failed: HTTP {response.status_code} {code or ''}".strip(),
+                status=response.status_code,
+                code=code,
+            )
         token = self._accept(response)
         if token is None:
             raise ApiError("login answer holds no access_token/expires_in", status=200)

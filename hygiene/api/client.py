@@ -23,8 +23,8 @@ from hygiene.api.auth import ORG_HEADER, SessionAuth, error_code
 from hygiene.api.config import Config
 from hygiene.api.ratelimit import RateGate
 from hygiene.api.transport import UNSAFE, RetryPolicy, RetryTransport
-from hygiene.errors import ApiError, AuthFailed, UsageError
 from hygiene.detection import PAT_PREFIX
+from hygiene.errors import ApiError, AuthFailed, UsageError
 
 PAT_ABSOLUTE_MAX_TTL_DAYS = 180
 API = "/api/v1"
@@ -85,14 +85,24 @@ class ControlPlaneClient:
             verify=True, limits=httpx.Limits(max_connections=32, max_keepalive_connections=32)
         )
         self.gate = RateGate(clock=clock, sleep=sleep, wall_clock=wall_clock)
-        self.transport = RetryTransport(inner, policy=policy, gate=self.gate, sleep=sleep,
-                                        wall_clock=wall_clock, rng=rng)  # fmt: skip
-        self.auth = SessionAuth(config.base_url, email=config.email, password=config.password,
-                                token=config.token, clock=clock)  # fmt: skip
+        self.transport = RetryTransport(
+            inner, policy=policy, gate=self.gate, sleep=sleep, wall_clock=wall_clock, rng=rng
+        )
+        self.auth = SessionAuth(
+            config.base_url,
+            email=config.email,
+            password=config.password,
+            token=config.token,
+            clock=clock,
+        )
         self.http = httpx.Client(
-            base_url=config.base_url, transport=self.transport, auth=self.auth, timeout=TIMEOUT,
-            follow_redirects=False, headers={"User-Agent": f"aic-token-hygiene/{__version__}"},
-        )  # fmt: skip
+            base_url=config.base_url,
+            transport=self.transport,
+            auth=self.auth,
+            timeout=TIMEOUT,
+            follow_redirects=False,
+            headers={"User-Agent": f"aic-token-hygiene/{__version__}"},
+        )
         self.org_id: str | None = None
         self._home_org: str | None = None  # active_org_id, for logout if AIC_ORG_ID was refused
 
@@ -106,8 +116,9 @@ class ControlPlaneClient:
         try:
             return self.http.request(method, API + path, headers=headers, **kwargs)
         except httpx.HTTPError as exc:
-            raise ApiError(f"{method} {API}{path}: {type(exc).__name__} talking to "
-                           f"{self.config.base_url}") from None  # fmt: skip
+            raise ApiError(
+                f"{method} {API}{path}: {type(exc).__name__} talking to {self.config.base_url}"
+            ) from None
 
     @staticmethod
     def _fail(response: httpx.Response, what: str) -> ApiError | AuthFailed:
@@ -124,8 +135,11 @@ class ControlPlaneClient:
         body = response.json() if response.status_code == 200 else None
         if not isinstance(body, dict) or not isinstance(body.get("memberships"), list):
             raise self._fail(response, "memberships")
-        orgs = {str(m.get("org_id")): str(m.get("role")) for m in body["memberships"]
-                if isinstance(m, dict)}  # fmt: skip
+        orgs = {
+            str(m.get("org_id")): str(m.get("role"))
+            for m in body["memberships"]
+            if isinstance(m, dict)
+        }
         return Memberships(str(body.get("active_org_id")), orgs)
 
     def use_org(self) -> str:
@@ -135,8 +149,10 @@ class ControlPlaneClient:
             self._home_org = found.active_org_id
             wanted = self.config.org_id or found.active_org_id
             if wanted not in found.orgs:
-                raise UsageError(f"AIC_ORG_ID {wanted!r} is not one of your organizations: "
-                                 f"{', '.join(sorted(found.orgs)) or 'none'}")  # fmt: skip
+                raise UsageError(
+                    f"AIC_ORG_ID {wanted!r} is not one of your organizations: "
+                    f"{', '.join(sorted(found.orgs)) or 'none'}"
+                )
             self.org_id = self.auth.org_id = wanted
         return self.org_id
 
@@ -204,5 +220,11 @@ class ControlPlaneClient:
         self.close(quiet=exc_type is not None)
 
 
-__all__ = ["PAT_ABSOLUTE_MAX_TTL_DAYS", "ControlPlaneClient", "CreatedPat", "Memberships",
-           "check_days", "find_pat_value"]  # fmt: skip
+__all__ = [
+    "PAT_ABSOLUTE_MAX_TTL_DAYS",
+    "ControlPlaneClient",
+    "CreatedPat",
+    "Memberships",
+    "check_days",
+    "find_pat_value",
+]

@@ -29,8 +29,13 @@ RETRY_STATUSES = frozenset({500, 502, 503, 504})
 # Errors raised before a byte of the request left: always safe to retry.
 _NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 # Errors after the request may have been sent.
-_MAYBE_SENT = (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError, httpx.ReadTimeout,
-               httpx.WriteTimeout)  # fmt: skip
+_MAYBE_SENT = (
+    httpx.ReadError,
+    httpx.WriteError,
+    httpx.RemoteProtocolError,
+    httpx.ReadTimeout,
+    httpx.WriteTimeout,
+)
 
 
 @dataclass(frozen=True)
@@ -138,8 +143,9 @@ class RetryTransport(httpx.BaseTransport):
 
     def _backoff(self, request: httpx.Request, failures: int, what: str) -> None:
         delay = self.policy.delay(failures, self._rng)
-        logs.info("%s %s: %s, retry %d in %.2fs", request.method, request.url.path, what,
-                 failures, delay)  # fmt: skip
+        logs.info(
+            "%s %s: %s, retry %d in %.2fs", request.method, request.url.path, what, failures, delay
+        )
         self._sleep(delay)
 
     def close(self) -> None:

@@ -37,15 +37,28 @@ def write_password_file(password: str, path: Path | None) -> Path:
 
 
 @click.command(name="fake-server")
-@click.option("--password-file", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write the demo password here (default: a new private temp file).")
-@click.option("--token-lifetime", type=float, default=900.0, show_default=True,
-              help="Session lifetime in seconds (expires_in).")
+@click.option(
+    "--password-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the demo password here (default: a new private temp file).",
+)
+@click.option(
+    "--token-lifetime",
+    type=float,
+    default=900.0,
+    show_default=True,
+    help="Session lifetime in seconds (expires_in).",
+)
 @click.option("--no-refresh", is_flag=True, help="Answer 404 on /auth/refresh.")
 @click.option("--rate-limit", type=int, metavar="N", help="Allow N requests per second.")
 @click.option("--fail-probability", type=float, default=0.0, help="Answer 500 this often.")
-def command(password_file: Path | None, token_lifetime: float, no_refresh: bool,
-            rate_limit: int | None, fail_probability: float) -> int:  # fmt: skip
+def command(
+    password_file: Path | None,
+    token_lifetime: float,
+    no_refresh: bool,
+    rate_limit: int | None,
+    fail_probability: float,
+) -> int:
     """Run a stand-in control plane on 127.0.0.1 until interrupted (Ctrl-C)."""
     switches = Switches(refresh_enabled=not no_refresh)
     switches.set_rate_limit(rate_limit)

@@ -10,9 +10,12 @@ from hygiene.scan.githooks import HOOKS, install_hooks
 @click.command(help="Install the pre-commit and pre-push git hooks into this repository.")
 @click.option("--force", is_flag=True, help="Replace a different existing hook (kept as .bak).")
 @click.option(
-    "--hook", "names", multiple=True, type=click.Choice(sorted(HOOKS)),
+    "--hook",
+    "names",
+    multiple=True,
+    type=click.Choice(sorted(HOOKS)),
     help="Install only this hook (repeatable; default: all).",
-)  # fmt: skip
+)
 def command(force: bool, names: tuple[str, ...]) -> int:
     for done in install_hooks(names or tuple(HOOKS), force=force):
         click.echo(f"{done.name}: {done.action} ({done.path})")

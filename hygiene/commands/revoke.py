@@ -19,21 +19,50 @@ def _confirm(question: str) -> bool:
 # The same help options whether run as `revoke-leaked` or under the `hygiene` group.
 @click.command(name="revoke-leaked", context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("reports", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--token-id", "token_ids", multiple=True, metavar="ID",
-              help="Revoke this token id (repeatable).")
-@click.option("--ids-from", metavar="FILE|-",
-              help="Read token ids from FILE (or standard input), one per line.")
-@click.option("--scan", "scan", multiple=True, metavar="PATH",
-              help="Scan PATH (file, folder, - for stdin) in this process and act on what is "
-                   "found: PATs through the inventory, live leaked session tokens by logging "
-                   "out with them (repeatable).")
-@click.option("--dry-run", is_flag=True,
-              help="Resolve and list what would be revoked or logged out; send nothing.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output format on stdout.")
+@click.option(
+    "--token-id",
+    "token_ids",
+    multiple=True,
+    metavar="ID",
+    help="Revoke this token id (repeatable).",
+)
+@click.option(
+    "--ids-from",
+    metavar="FILE|-",
+    help="Read token ids from FILE (or standard input), one per line.",
+)
+@click.option(
+    "--scan",
+    "scan",
+    multiple=True,
+    metavar="PATH",
+    help="Scan PATH (file, folder, - for stdin) in this process and act on what is "
+    "found: PATs through the inventory, live leaked session tokens by logging "
+    "out with them (repeatable).",
+)
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Resolve and list what would be revoked or logged out; send nothing.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format on stdout.",
+)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation on a terminal.")
-def command(reports: tuple[Path, ...], token_ids: tuple[str, ...], ids_from: str | None,
-            scan: tuple[str, ...], dry_run: bool, fmt: str, yes: bool) -> int:  # fmt: skip
+def command(
+    reports: tuple[Path, ...],
+    token_ids: tuple[str, ...],
+    ids_from: str | None,
+    scan: tuple[str, ...],
+    dry_run: bool,
+    fmt: str,
+    yes: bool,
+) -> int:
     """Revoke leaked PATs: REPORT files (`hygiene scan --format json` reports or
     detect-secrets baselines) resolved through the token inventory, or token ids; with
     --scan, also log out leaked session tokens (statuses logged_out / not_live).

@@ -39,8 +39,10 @@ def _summary(reported: int, suppressed: int, result: ScanResult) -> str:
     noun = "finding" if reported == 1 else "findings"
     extra = f" ({suppressed} in baseline)" if suppressed else ""
     files = "file" if result.files == 1 else "files"
-    return (f"hygiene scan: {reported} {noun}{extra} in {result.files} {files}, "
-            f"{result.bytes} bytes, {result.seconds:.2f} s")  # fmt: skip
+    return (
+        f"hygiene scan: {reported} {noun}{extra} in {result.files} {files}, "
+        f"{result.bytes} bytes, {result.seconds:.2f} s"
+    )
 
 
 def execute(request: ScanRequest, options: ReportOptions) -> int:

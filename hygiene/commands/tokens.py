@@ -13,9 +13,9 @@ import click
 
 from hygiene.api.client import ControlPlaneClient, check_days
 from hygiene.api.config import load_config, tty_prompt
+from hygiene.detection import AIC_PAT, PAT_PREFIX, find_secrets
 from hygiene.errors import EXIT_OK, InputError
 from hygiene.inventory import Entry, default_path, open_inventory
-from hygiene.detection import AIC_PAT, PAT_PREFIX, find_secrets
 
 
 @click.group(name="tokens")
@@ -25,8 +25,14 @@ def group() -> None:
 
 @group.command()
 @click.option("--name", required=True, help="Label of the new token.")
-@click.option("--scope", "scopes", multiple=True, required=True, metavar="SCOPE",
-              help="A scope of the token (repeatable), e.g. safes:read.")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    required=True,
+    metavar="SCOPE",
+    help="A scope of the token (repeatable), e.g. safes:read.",
+)
 @click.option("--days", type=int, required=True, help="Lifetime in days (at most 180).")
 def create(name: str, scopes: tuple[str, ...], days: int) -> int:
     """Create a PAT, print its value ONCE on stdout and record it (never the value)."""
@@ -36,11 +42,20 @@ def create(name: str, scopes: tuple[str, ...], days: int) -> int:
     # The inventory is opened first: a token created but impossible to record would be lost.
     with open_inventory(path) as inventory, ControlPlaneClient(config) as client:
         created = client.create_pat(name, list(scopes), days)
-        inventory.add(created.token_id, created.value, name=name, scopes=created.scopes,
-                      expires_at=created.expires_at, org_id=client.org_id)  # fmt: skip
+        inventory.add(
+            created.token_id,
+            created.value,
+            name=name,
+            scopes=created.scopes,
+            expires_at=created.expires_at,
+            org_id=client.org_id,
+        )
     click.echo(created.value)
-    click.echo(f"created {created.token_id} ({name}), expires {created.expires_at}; "
-               "the value above is shown only this once", err=True)  # fmt: skip
+    click.echo(
+        f"created {created.token_id} ({name}), expires {created.expires_at}; "
+        "the value above is shown only this once",
+        err=True,
+    )
     return EXIT_OK
 
 
@@ -72,29 +87,40 @@ def register(token_id: str, name: str | None, scopes: tuple[str, ...], expires: 
         expires_at = (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).isoformat()
     value = _read_value(sys.stdin)
     with open_inventory(default_path(os.environ)) as inventory:
-        entry = inventory.add(token_id, value, name=name or token_id, scopes=scopes,
-                              expires_at=expires_at)  # fmt: skip
+        entry = inventory.add(
+            token_id, value, name=name or token_id, scopes=scopes, expires_at=expires_at
+        )
     click.echo(f"registered {entry.token_id} ({entry.fingerprint[:19]})", err=True)
     return EXIT_OK
 
 
 def _as_json(entry: Entry, now: datetime) -> dict[str, object]:
-    return {"token_id": entry.token_id, "name": entry.name, "scopes": list(entry.scopes),
-            "expires_at": entry.expires_at, "state": entry.current_state(now),
-            "near_expiry": entry.near_expiry(now), "org_id": entry.org_id,
-            "fingerprint": entry.fingerprint, "sha1": entry.sha1}  # fmt: skip
+    return {
+        "token_id": entry.token_id,
+        "name": entry.name,
+        "scopes": list(entry.scopes),
+        "expires_at": entry.expires_at,
+        "state": entry.current_state(now),
+        "near_expiry": entry.near_expiry(now),
+        "org_id": entry.org_id,
+        "fingerprint": entry.fingerprint,
+        "sha1": entry.sha1,
+    }
 
 
 def _as_line(entry: Entry, now: datetime) -> str:
     expiry = entry.expires_at[:10] if entry.expires_at else "-"
     flag = "  expires soon" if entry.near_expiry(now) else ""
-    return (f"{entry.token_id:<22} {entry.current_state(now):<8} {expiry:<10} "
-            f"{entry.fingerprint[:19]}  {entry.name} [{','.join(entry.scopes)}]{flag}")  # fmt: skip
+    return (
+        f"{entry.token_id:<22} {entry.current_state(now):<8} {expiry:<10} "
+        f"{entry.fingerprint[:19]}  {entry.name} [{','.join(entry.scopes)}]{flag}"
+    )
 
 
 @group.command(name="list")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
-              show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
 def list_(fmt: str) -> int:
     """List the inventory: expiry, state (active, expired, revoked), near-expiry flag."""
     path = default_path(os.environ)

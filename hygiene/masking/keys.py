@@ -18,21 +18,44 @@ from hygiene.detection import ELLIPSIS, PAT_PREFIX, masked_form
 
 # Word endings whose values are hidden completely.
 _HIDDEN: Final = (
-    "password", "passwd", "pwd", "passphrase", "secret", "privatekey", "secretkey",
-    "signingkey", "encryptionkey", "credential", "credentials", "cookie",
-)  # fmt: skip
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "secret",
+    "privatekey",
+    "secretkey",
+    "signingkey",
+    "encryptionkey",
+    "credential",
+    "credentials",
+    "cookie",
+)
 # Word endings whose values are shown in the masked form (prefix, ellipsis, short tail).
 _TOKENS: Final = (
-    "token", "apikey", "accesskey", "authorization", "session", "sessionid",
+    "token",
+    "apikey",
+    "accesskey",
+    "authorization",
+    "session",
+    "sessionid",
     "sessid",
-)  # fmt: skip
+)
 SENSITIVE_ENDINGS: Final = _HIDDEN + _TOKENS
 
 # Lowercase substrings of which every sensitive key holds at least one: the cheap gate that
 # decides whether a text needs the key rules at all.
 KEY_HINTS: Final = (
-    "pass", "pwd", "secret", "token", "key", "authoriz", "sessi", "cookie", "credential",
-)  # fmt: skip
+    "pass",
+    "pwd",
+    "secret",
+    "token",
+    "key",
+    "authoriz",
+    "sessi",
+    "cookie",
+    "credential",
+)
 
 # Shell variables that only look sensitive: the working directory is not a password.
 _NOT_SECRETS: Final = frozenset({"PWD", "OLDPWD"})

@@ -26,8 +26,12 @@ MAX_LINE: Final = 8 << 20
 _KEEP: Final = 8192
 
 _HINTS: Final = (
-    *(h.encode() for h in KEY_HINTS), b"pat_aic_", b"pat%5faic%5f", b"bearer", b"\x1b",
-)  # fmt: skip
+    *(h.encode() for h in KEY_HINTS),
+    b"pat_aic_",
+    b"pat%5faic%5f",
+    b"bearer",
+    b"\x1b",
+)
 # URLs are everywhere in logs; only those with a password in their userinfo need masking.
 _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]{1,1024}@""")
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from hygiene.detection import ELLIPSIS
 from hygiene.masking.keys import is_masked, is_sensitive_key, masked_value
 from hygiene.masking.text import mask
-from hygiene.detection import ELLIPSIS
 
 # Deeper structures are rare in logs; past this depth a value is judged by its text.
 _MAX_DEPTH: Final = 12

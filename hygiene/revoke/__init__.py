@@ -17,5 +17,14 @@ from hygiene.revoke.plan import Result, Target, make_plan
 from hygiene.revoke.run import revoke_all
 from hygiene.revoke.sessions import SessionTarget, log_out_all
 
-__all__ = ["Console", "Result", "RevokeOptions", "SessionTarget", "Target", "log_out_all",
-           "make_plan", "revoke_all", "revoke_leaked"]  # fmt: skip
+__all__ = [
+    "Console",
+    "Result",
+    "RevokeOptions",
+    "SessionTarget",
+    "Target",
+    "log_out_all",
+    "make_plan",
+    "revoke_all",
+    "revoke_leaked",
+]

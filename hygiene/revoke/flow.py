@@ -78,8 +78,9 @@ def gather(opts: RevokeOptions, stdin: TextIO) -> tuple[list[Finding], list[str]
 
 
 @contextlib.contextmanager
-def _progress(console: Console, total: int,
-              label: str = "Revoking") -> Iterator[Callable[[Result], None]]:  # fmt: skip
+def _progress(
+    console: Console, total: int, label: str = "Revoking"
+) -> Iterator[Callable[[Result], None]]:
     if not console.progress or total < 2:
         yield lambda _result: None
         return
@@ -87,8 +88,7 @@ def _progress(console: Console, total: int,
         yield lambda _result: bar.update(1)
 
 
-def _show(results: list[Result], opts: RevokeOptions, console: Console,
-          errors: list[str]) -> int:  # fmt: skip
+def _show(results: list[Result], opts: RevokeOptions, console: Console, errors: list[str]) -> int:
     if opts.fmt == "json":
         print(render_json(results, opts.dry_run), file=console.stdout)
     elif results:
@@ -106,8 +106,9 @@ def _record(inventory_path: Path, results: list[Result]) -> None:
             inventory.mark(done, STATE_REVOKED)
 
 
-def _revoke(plan: Plan, config: Config, console: Console, make_client: MakeClient,
-            inventory_path: Path) -> list[Result]:  # fmt: skip
+def _revoke(
+    plan: Plan, config: Config, console: Console, make_client: MakeClient, inventory_path: Path
+) -> list[Result]:
     arrived: list[Result] = []
 
     def done(result: Result, tick: Callable[[Result], None]) -> None:
@@ -144,8 +145,7 @@ def _base_url(env: Mapping[str, str]) -> str:
     return check_base_url(url, env.get("AIC_ALLOW_HTTP", "") == "1")
 
 
-def _collect(opts: RevokeOptions, env: Mapping[str, str],
-             console: Console) -> tuple[Plan, Scanned]:  # fmt: skip
+def _collect(opts: RevokeOptions, env: Mapping[str, str], console: Console) -> tuple[Plan, Scanned]:
     if not (opts.reports or opts.token_ids or opts.ids_from or opts.scan):
         raise UsageError("nothing to revoke: give a REPORT, --token-id, --ids-from or --scan")
     if opts.ids_from == STDIN and STDIN in opts.scan:

@@ -49,5 +49,6 @@ def render_text(results: Sequence[Result]) -> str:
 
 def summary_line(results: Sequence[Result], dry_run: bool = False) -> str:
     counts = summary(results, dry_run)
-    return ", ".join(f"{n} {name}" for name, n in counts.items()) + (" (dry run)" if dry_run
-                                                                      else "")  # fmt: skip
+    return ", ".join(f"{n} {name}" for name, n in counts.items()) + (
+        " (dry run)" if dry_run else ""
+    )

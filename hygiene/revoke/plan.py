@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from hygiene.detection import BEARER_TOKEN
 from hygiene.inventory import Inventory
 from hygiene.revoke.sources import Finding
-from hygiene.detection import BEARER_TOKEN
 
 REVOKED, NOT_FOUND, FAILED, UNRESOLVED = "revoked", "not_found", "failed", "unresolved"
 LOGGED_OUT, NOT_LIVE = "logged_out", "not_live"  # leaked session tokens (--scan)
@@ -40,13 +40,17 @@ class Result:
     masked: str = ""
 
     def as_json(self) -> dict[str, object]:
-        data: dict[str, object] = {"token_id": self.token_id, "fingerprint": self.fingerprint,
-                                   "status": self.status, "http_status": self.http_status}
+        data: dict[str, object] = {
+            "token_id": self.token_id,
+            "fingerprint": self.fingerprint,
+            "status": self.status,
+            "http_status": self.http_status,
+        }
         if self.error:
             data["error"] = self.error
         if self.where:
             data["where"] = self.where
-        return data  # fmt: skip
+        return data
 
 
 @dataclass
@@ -77,14 +81,29 @@ def make_plan(findings: Iterable[Finding], ids: Iterable[str], inventory: Invent
             fp = finding.key if finding.key.startswith("sha256:") else None
             # A report holds no value, so a session token named there cannot be logged out.
             hint = SESSION_HINT if finding.type == BEARER_TOKEN else None
-            plan.unresolved.append(Result(None, fp, UNRESOLVED, error=hint, where=finding.where,
-                                          masked=finding.masked))  # fmt: skip
+            plan.unresolved.append(
+                Result(None, fp, UNRESOLVED, error=hint, where=finding.where, masked=finding.masked)
+            )
     for token_id in ids:
         entry = inventory.get(token_id)
         add(token_id, entry.fingerprint if entry else None)
     return plan
 
 
-__all__ = ["DRY_RUN_STATUSES", "FAILED", "LOGGED_OUT", "NOT_FOUND", "NOT_LIVE", "REVOKED",
-           "SETTLED", "STATUSES", "UNRESOLVED", "WOULD_LOG_OUT", "WOULD_REVOKE", "Plan", "Result",
-           "Target", "make_plan"]  # fmt: skip
+__all__ = [
+    "DRY_RUN_STATUSES",
+    "FAILED",
+    "LOGGED_OUT",
+    "NOT_FOUND",
+    "NOT_LIVE",
+    "REVOKED",
+    "SETTLED",
+    "STATUSES",
+    "UNRESOLVED",
+    "WOULD_LOG_OUT",
+    "WOULD_REVOKE",
+    "Plan",
+    "Result",
+    "Target",
+    "make_plan",
+]

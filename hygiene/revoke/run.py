@@ -21,8 +21,9 @@ def revoke_one(client: ControlPlaneClient, target: Target) -> Result:
         status = client.revoke_pat(target.token_id)
     except ApiError as exc:
         return Result(target.token_id, target.fingerprint, FAILED, exc.status, exc.code)
-    return Result(target.token_id, target.fingerprint, REVOKED if status == 204 else NOT_FOUND,
-                  status)  # fmt: skip
+    return Result(
+        target.token_id, target.fingerprint, REVOKED if status == 204 else NOT_FOUND, status
+    )
 
 
 def revoke_all(

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
+from hygiene.detection import AIC_PAT, PAT_PREFIX
 from hygiene.revoke.sessions import SessionTarget, session_targets
 from hygiene.revoke.sources import Finding
 from hygiene.scan.api import STDIN, ScanRequest, run_scan
-from hygiene.detection import AIC_PAT, PAT_PREFIX
 
 
 @dataclass

@@ -42,10 +42,10 @@ class SessionTarget:
     masked: str
     token: str = field(repr=False)
 
-    def result(self, status: str, http_status: int | None = None,
-               error: str | None = None) -> Result:  # fmt: skip
-        return Result(None, self.fingerprint, status, http_status, error, self.where,
-                      self.masked)  # fmt: skip
+    def result(
+        self, status: str, http_status: int | None = None, error: str | None = None
+    ) -> Result:
+        return Result(None, self.fingerprint, status, http_status, error, self.where, self.masked)
 
 
 def session_targets(detections: Iterable[Detection]) -> list[SessionTarget]:
@@ -113,9 +113,12 @@ def log_out_all(
         return []
     inner = transport or httpx.HTTPTransport(verify=True)
     client = httpx.Client(
-        base_url=base_url, transport=RetryTransport(inner, policy=policy), timeout=TIMEOUT,
-        follow_redirects=False, headers={"User-Agent": f"aic-token-hygiene/{__version__}"},
-    )  # fmt: skip
+        base_url=base_url,
+        transport=RetryTransport(inner, policy=policy),
+        timeout=TIMEOUT,
+        follow_redirects=False,
+        headers={"User-Agent": f"aic-token-hygiene/{__version__}"},
+    )
     with client, ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets)))) as pool:
         results = []
         for result in pool.map(lambda target: log_out_one(client, target), targets):

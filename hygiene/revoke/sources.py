@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hygiene.errors import InputError
 from hygiene.detection import AIC_PAT
+from hygiene.errors import InputError
 
 DETECT_SECRETS_TYPE = "AIC Personal Access Token"
 _SHA256 = re.compile(r"sha256:[0-9a-f]{64}")

@@ -57,8 +57,9 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
     else:
         paths = [p for p in request.paths or (".",) if p != STDIN]
         targets = collect_paths(paths, excluder, errors)
-    parts = [scan_targets(targets, chunk_size=request.chunk_size,
-                          keep_secrets=request.keep_secrets)]  # fmt: skip
+    parts = [
+        scan_targets(targets, chunk_size=request.chunk_size, keep_secrets=request.keep_secrets)
+    ]
     parts[0].errors[:0] = errors
     if STDIN in request.paths:
         parts.append(_scan_stdin(stdin or sys.stdin.buffer, request.chunk_size))

@@ -24,12 +24,12 @@ def load_baseline(path: str) -> frozenset[str]:
     except (ValueError, UnicodeDecodeError):
         raise InputError(f"baseline {path}: not valid JSON") from None
     if not isinstance(doc, dict) or doc.get("version") != BASELINE_VERSION:
-        raise InputError(f"baseline {path}: expected {{\"version\": 1, \"fingerprints\": [...]}}")
+        raise InputError(f'baseline {path}: expected {{"version": 1, "fingerprints": [...]}}')
     prints = doc.get("fingerprints")
     if not isinstance(prints, list) or not all(
         isinstance(p, str) and _FINGERPRINT.fullmatch(p) for p in prints
     ):
-        raise InputError(f"baseline {path}: \"fingerprints\" must be a list of sha256:<hex>")
+        raise InputError(f'baseline {path}: "fingerprints" must be a list of sha256:<hex>')
     return frozenset(prints)
 
 

@@ -18,8 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from hygiene.scan.linecount import LineCounter, Recount
-from hygiene.scan.needles import NeedleFinder, PythonFinder
 from hygiene.detection import (
     MAX_TOKEN_LENGTH,
     Secret,
@@ -27,6 +25,8 @@ from hygiene.detection import (
     is_allowlisted,
     iter_secrets_at,
 )
+from hygiene.scan.linecount import LineCounter, Recount
+from hygiene.scan.needles import NeedleFinder, PythonFinder
 
 # The longest stretch a match (keyword, separators, scheme and credential) can cover.
 WINDOW = MAX_TOKEN_LENGTH + 64

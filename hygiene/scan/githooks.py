@@ -83,8 +83,10 @@ def install_hooks(
     plans = [(name, os.path.join(target_dir, name)) for name in names]
     clashes = [path for name, path in plans if _differs(path, HOOKS[name])]
     if clashes and not force:
-        raise InputError(f"{clashes[0]} exists and is not ours; use --force to replace it "
-                         "(the old hook is kept as .bak)")  # fmt: skip
+        raise InputError(
+            f"{clashes[0]} exists and is not ours; use --force to replace it "
+            "(the old hook is kept as .bak)"
+        )
     os.makedirs(target_dir, exist_ok=True)
     return [_install(name, path, path in clashes) for name, path in plans]
 

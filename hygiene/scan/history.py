@@ -55,10 +55,21 @@ class _DiffState:
 
 def _git_log(since: str | None) -> list[str]:
     return [
-        "git", "-c", "core.quotePath=false", "log", "-p", "-U0", "--text", "--no-color",
-        "--no-ext-diff", "--no-renames", "--format=%x00%H", f"-G{PICKAXE}",
-        *history_args(since), "--",
-    ]  # fmt: skip
+        "git",
+        "-c",
+        "core.quotePath=false",
+        "log",
+        "-p",
+        "-U0",
+        "--text",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-renames",
+        "--format=%x00%H",
+        f"-G{PICKAXE}",
+        *history_args(since),
+        "--",
+    ]
 
 
 def _unquote(raw: bytes) -> str:

@@ -10,9 +10,9 @@ import dataclasses
 import os
 from collections.abc import Mapping
 
+from hygiene.detection import AIC_PAT
 from hygiene.errors import UsageError
 from hygiene.scan.findings import Finding, ScanResult
-from hygiene.detection import AIC_PAT
 
 
 def verified_findings(
@@ -29,7 +29,8 @@ def verified_findings(
     answers = verify_tokens(tokens, base_url, allow_http=environ.get("AIC_ALLOW_HTTP") == "1")
     marked = [
         dataclasses.replace(f, live=answers.get(f.fingerprint, "unknown"))
-        if f.type == AIC_PAT else f
+        if f.type == AIC_PAT
+        else f
         for f in result.findings
-    ]  # fmt: skip
+    ]
     return [f for f in marked if f.live == "live"] if only_live else marked

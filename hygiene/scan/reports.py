@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from hygiene import __version__
-from hygiene.scan.findings import Finding, ScanResult
 from hygiene.detection import TYPE_NAMES
+from hygiene.scan.findings import Finding, ScanResult
 
 TOOL = "aic-token-hygiene"
 FORMATS = ("text", "json", "sarif")
@@ -32,9 +32,14 @@ def render_text(findings: Sequence[Finding]) -> str:
 
 def _finding_json(f: Finding) -> dict[str, Any]:
     doc: dict[str, Any] = {
-        "path": f.path, "line": f.line, "column": f.column, "type": f.type,
-        "masked": f.masked, "fingerprint": f.fingerprint, "commit": f.commit,
-    }  # fmt: skip
+        "path": f.path,
+        "line": f.line,
+        "column": f.column,
+        "type": f.type,
+        "masked": f.masked,
+        "fingerprint": f.fingerprint,
+        "commit": f.commit,
+    }
     if f.live is not None:
         doc["live"] = f.live
     return doc
@@ -62,8 +67,10 @@ def _rule(type_id: str) -> dict[str, Any]:
         "name": "".join(w.capitalize() for w in type_id.split("-")),
         "shortDescription": {"text": f"Leaked {name}"},
         "fullDescription": {"text": f"A {name} was found. Revoke it, then remove it."},
-        "help": {"text": "Revoke the credential (hygiene revoke-leaked), then remove it from "
-                 "the file and, if it was committed, from history."},
+        "help": {
+            "text": "Revoke the credential (hygiene revoke-leaked), then remove it from "
+            "the file and, if it was committed, from history."
+        },
         "defaultConfiguration": {"level": "error"},
         "properties": {"tags": ["security", "secret"]},
     }
@@ -100,14 +107,20 @@ def render_sarif(findings: Sequence[Finding]) -> str:
     doc = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": TOOL, "version": __version__, "semanticVersion": __version__,
-                "rules": [_rule(t) for t in type_ids],
-            }},
-            "results": [_sarif_result(f, type_ids.index(f.type)) for f in findings],
-        }],
-    }  # fmt: skip
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": TOOL,
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": [_rule(t) for t in type_ids],
+                    }
+                },
+                "results": [_sarif_result(f, type_ids.index(f.type)) for f in findings],
+            }
+        ],
+    }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -69,10 +69,13 @@ def login(state: State, body: bytes) -> Reply:
 
 def memberships(call: Call) -> Reply:
     account = call.state.account(call.principal.email)
-    return Reply(200, {
-        "active_org_id": account.active_org_id,
-        "memberships": [{"org_id": org, "role": role} for org, role in account.memberships],
-    })  # fmt: skip
+    return Reply(
+        200,
+        {
+            "active_org_id": account.active_org_id,
+            "memberships": [{"org_id": org, "role": role} for org, role in account.memberships],
+        },
+    )
 
 
 def refresh(call: Call) -> Reply:
@@ -103,8 +106,16 @@ def create_token(call: Call) -> Reply:
         return Reply.error(422, "INVALID_EXPIRY", "expires_in_days must be 1..180.")
     pat, value = call.state.create_pat(call.principal.email, call.org_id, name, scopes, days)
     expires = datetime.fromtimestamp(pat.expires_at, timezone.utc).isoformat()
-    return Reply(201, {"token_id": pat.token_id, "token": value, "name": pat.name,
-                       "scopes": list(pat.scopes), "expires_at": expires})  # fmt: skip
+    return Reply(
+        201,
+        {
+            "token_id": pat.token_id,
+            "token": value,
+            "name": pat.name,
+            "scopes": list(pat.scopes),
+            "expires_at": expires,
+        },
+    )
 
 
 def revoke_token(call: Call, token_id: str) -> Reply:
@@ -114,8 +125,7 @@ def revoke_token(call: Call, token_id: str) -> Reply:
 
 
 def safes(call: Call) -> Reply:
-    return Reply(200, [{"safe_id": f"safe_{call.org_id}_{n}", "name": f"Safe {n}"}
-                       for n in (1, 2)])  # fmt: skip
+    return Reply(200, [{"safe_id": f"safe_{call.org_id}_{n}", "name": f"Safe {n}"} for n in (1, 2)])
 
 
 # (method, path) -> (handler, scope a PAT needs, needs X-Active-Org-Id, session only)

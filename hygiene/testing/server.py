@@ -186,8 +186,11 @@ class ControlPlane:
 
     def env(self) -> dict[str, str]:
         """The environment a client needs to talk to this stand-in as the demo account."""
-        return {"AIC_BASE_URL": self.base_url, "AIC_EMAIL": self.email,
-                "AIC_PASSWORD": self.password}  # fmt: skip
+        return {
+            "AIC_BASE_URL": self.base_url,
+            "AIC_EMAIL": self.email,
+            "AIC_PASSWORD": self.password,
+        }
 
     def start(self) -> ControlPlane:
         self._thread = threading.Thread(

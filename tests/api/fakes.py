@@ -78,8 +78,16 @@ class FakeService:
         if path == "/api/v1/auth/refresh":
             return self.issue() if self.refresh else reply(404, {"error": "NOT_FOUND"})
         if path == "/api/v1/org/memberships":
-            return reply(200, {"active_org_id": "org_a", "memberships": [
-                {"org_id": "org_a", "role": "admin"}, {"org_id": "org_b", "role": "member"}]})
+            return reply(
+                200,
+                {
+                    "active_org_id": "org_a",
+                    "memberships": [
+                        {"org_id": "org_a", "role": "admin"},
+                        {"org_id": "org_b", "role": "member"},
+                    ],
+                },
+            )
         if path == "/api/v1/auth/api-tokens":
             return reply(201, {"id": "tok_1", "data": {"secret": new_pat()}})
         if request.method == "DELETE":
@@ -95,9 +103,18 @@ class FakeService:
 def make_client(
     service: FakeService, clock: FakeClock, *, org_id: str | None = None, token: str | None = None
 ) -> ControlPlaneClient:
-    config = Config(BASE, email=None if token else "demo@example.test",
-                    password=None if token else PASSWORD, token=token, org_id=org_id)  # fmt: skip
+    config = Config(
+        BASE,
+        email=None if token else "demo@example.test",
+        password=None if token else PASSWORD,
+        token=token,
+        org_id=org_id,
+    )
     return ControlPlaneClient(
-        config, transport=httpx.MockTransport(service), clock=clock, sleep=clock.sleep,
-        wall_clock=clock, policy=RetryPolicy(attempts=4, backoff=0.5, backoff_cap=4.0),
-    )  # fmt: skip
+        config,
+        transport=httpx.MockTransport(service),
+        clock=clock,
+        sleep=clock.sleep,
+        wall_clock=clock,
+        policy=RetryPolicy(attempts=4, backoff=0.5, backoff_cap=4.0),
+    )

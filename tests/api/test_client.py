@@ -7,8 +7,8 @@ import logging
 import httpx
 import pytest
 
-from hygiene.errors import ApiError, AuthFailed, UsageError
 from hygiene.detection import PAT_PREFIX
+from hygiene.errors import ApiError, AuthFailed, UsageError
 from tests.api.fakes import PASSWORD, FakeClock, FakeService, make_client, reply
 from tests.helpers import SecretGuard
 
@@ -30,9 +30,13 @@ def test_login_memberships_then_both_headers_and_logout() -> None:
     with make_client(service, clock) as client:
         client.safes()
         assert client.revoke_pat("tok_9") == 204
-    assert service.paths() == [LOGIN, MEMBERS, "GET /api/v1/safes",
-                               "DELETE /api/v1/auth/api-tokens/tok_9",
-                               "POST /api/v1/auth/logout"]  # fmt: skip
+    assert service.paths() == [
+        LOGIN,
+        MEMBERS,
+        "GET /api/v1/safes",
+        "DELETE /api/v1/auth/api-tokens/tok_9",
+        "POST /api/v1/auth/logout",
+    ]
     check_headers(service)
 
 
@@ -42,8 +46,10 @@ def test_org_id_must_be_a_membership() -> None:
         client.safes()
     check_headers(service, "org_b")
     service = FakeService()
-    with make_client(service, clock, org_id="org_zzz") as client, \
-            pytest.raises(UsageError, match="org_zzz"):  # fmt: skip
+    with (
+        make_client(service, clock, org_id="org_zzz") as client,
+        pytest.raises(UsageError, match="org_zzz"),
+    ):
         client.safes()
     assert service.paths()[-1] == "POST /api/v1/auth/logout"
     assert service.requests[-1].headers["x-active-org-id"] == "org_a"
@@ -176,8 +182,11 @@ def test_logs_hold_no_token_or_password(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     service, clock = FakeService(lifetime=120, refresh=False), FakeClock()
-    service.script["/api/v1/safes"] = [reply(500), reply(429, headers={"retry-after": "1"}),
-                                       reply(401)]  # fmt: skip
+    service.script["/api/v1/safes"] = [
+        reply(500),
+        reply(429, headers={"retry-after": "1"}),
+        reply(401),
+    ]
     with make_client(service, clock) as client:
         client.safes()
         clock.now += 100

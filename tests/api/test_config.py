@@ -10,15 +10,31 @@ from hygiene.errors import UsageError
 CREDS = {"AIC_EMAIL": "a@example.test", "AIC_PASSWORD": "pw-from-env"}
 
 
-@pytest.mark.parametrize("url", ["https://pam.example.com", "http://127.0.0.1:8080",
-                                 "http://localhost:1/", "http://[::1]:9", "http://127.9.9.9"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://pam.example.com",
+        "http://127.0.0.1:8080",
+        "http://localhost:1/",
+        "http://[::1]:9",
+        "http://127.9.9.9",
+    ],
+)
 def test_allowed_addresses(url: str) -> None:
     config = load_config({"AIC_BASE_URL": url, **CREDS})
     assert config.base_url == url.rstrip("/")
 
 
-@pytest.mark.parametrize("url", ["http://pam.example.com", "http://10.0.0.1", "ftp://x",
-                                 "pam.example.com", "https://user:pw@pam.example.com"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://pam.example.com",
+        "http://10.0.0.1",
+        "ftp://x",
+        "pam.example.com",
+        "https://user:pw@pam.example.com",
+    ],
+)
 def test_refused_addresses(url: str) -> None:
     with pytest.raises(UsageError):
         load_config({"AIC_BASE_URL": url, **CREDS})
@@ -51,8 +67,14 @@ def test_password_prompted_only_with_a_terminal() -> None:
 
 
 def test_token_replaces_login_and_secrets_stay_out_of_repr() -> None:
-    config = load_config({"AIC_BASE_URL": "https://x.test", "AIC_TOKEN": "tok-value-123",
-                          "AIC_ORG_ID": "org_b", **CREDS})  # fmt: skip
+    config = load_config(
+        {
+            "AIC_BASE_URL": "https://x.test",
+            "AIC_TOKEN": "tok-value-123",
+            "AIC_ORG_ID": "org_b",
+            **CREDS,
+        }
+    )
     assert (config.token, config.email, config.org_id) == ("tok-value-123", None, "org_b")
     full = load_config({"AIC_BASE_URL": "https://x.test", **CREDS})
     assert "pw-from-env" not in repr(full)

@@ -18,9 +18,9 @@ from tests.api.fakes import FakeClock, reply
 POLICY = RetryPolicy(attempts=4, throttled_attempts=5, backoff=0.5, backoff_cap=4.0)
 
 
-def transport(answers: list[httpx.Response | Exception], clock: FakeClock) -> tuple[
-    httpx.Client, list[httpx.Request]
-]:  # fmt: skip
+def transport(
+    answers: list[httpx.Response | Exception], clock: FakeClock
+) -> tuple[httpx.Client, list[httpx.Request]]:
     seen: list[httpx.Request] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -30,9 +30,14 @@ def transport(answers: list[httpx.Response | Exception], clock: FakeClock) -> tu
             raise item
         return item
 
-    wrapped = RetryTransport(httpx.MockTransport(handler), policy=POLICY,
-                             gate=RateGate(clock, clock.sleep), sleep=clock.sleep,
-                             wall_clock=clock, rng=random.Random(1))  # fmt: skip
+    wrapped = RetryTransport(
+        httpx.MockTransport(handler),
+        policy=POLICY,
+        gate=RateGate(clock, clock.sleep),
+        sleep=clock.sleep,
+        wall_clock=clock,
+        rng=random.Random(1),
+    )
     return httpx.Client(transport=wrapped, base_url="https://x.test"), seen
 
 
@@ -47,8 +52,10 @@ def test_429_waits_retry_after_seconds() -> None:
 def test_429_waits_until_an_http_date() -> None:
     clock = FakeClock()
     when = datetime.fromtimestamp(clock.now + 10, timezone.utc)
-    client, _ = transport([reply(429, headers={"retry-after": format_datetime(when, usegmt=True)}),
-                           reply(200, {})], clock)  # fmt: skip
+    client, _ = transport(
+        [reply(429, headers={"retry-after": format_datetime(when, usegmt=True)}), reply(200, {})],
+        clock,
+    )
     assert client.get("/a").status_code == 200
     assert sum(clock.sleeps) == pytest.approx(10.0, abs=1.0)
 
@@ -88,8 +95,9 @@ def test_connection_errors_are_retried_then_raised() -> None:
     assert len(seen) == POLICY.attempts
 
 
-@pytest.mark.parametrize("answer", [reply(500), reply(503), httpx.ReadError("lost"),
-                                    httpx.RemoteProtocolError("closed")])  # fmt: skip
+@pytest.mark.parametrize(
+    "answer", [reply(500), reply(503), httpx.ReadError("lost"), httpx.RemoteProtocolError("closed")]
+)
 def test_unsafe_request_is_not_repeated_once_it_may_have_arrived(
     answer: httpx.Response | Exception,
 ) -> None:
@@ -103,8 +111,9 @@ def test_unsafe_request_is_not_repeated_once_it_may_have_arrived(
     assert len(seen) == 1
 
 
-@pytest.mark.parametrize("answer", [reply(429, headers={"retry-after": "2"}),
-                                    httpx.ConnectError("refused")])  # fmt: skip
+@pytest.mark.parametrize(
+    "answer", [reply(429, headers={"retry-after": "2"}), httpx.ConnectError("refused")]
+)
 def test_unsafe_request_is_repeated_when_it_surely_never_arrived(
     answer: httpx.Response | Exception,
 ) -> None:
@@ -118,8 +127,7 @@ def test_gate_waits_for_the_window_once_the_quota_is_spent() -> None:
     clock = FakeClock()
     headers = {"x-ratelimit-limit": "2", "x-ratelimit-remaining": "1", "x-ratelimit-reset": "5"}
     last = {**headers, "x-ratelimit-remaining": "0"}
-    client, seen = transport([reply(200, {}, headers), reply(200, {}, last), reply(200, {})],
-                             clock)  # fmt: skip
+    client, seen = transport([reply(200, {}, headers), reply(200, {}, last), reply(200, {})], clock)
     start = clock.now
     for _ in range(3):
         client.get("/a")

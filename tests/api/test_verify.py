@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from hygiene.errors import UsageError
 from hygiene.detection import fingerprint
+from hygiene.errors import UsageError
 from hygiene.testing import ControlPlane
 from hygiene.verify import verify_tokens
 from tests.helpers import SecretGuard
@@ -21,8 +21,11 @@ def test_live_dead_and_revoked(control_plane: ControlPlane, guard: SecretGuard) 
     guard.remember(live)
     guard.remember(gone)
     result = verify_tokens([live, gone, unknown, live], control_plane.base_url)
-    assert result == {fingerprint(live): "live", fingerprint(gone): "dead",
-                      fingerprint(unknown): "dead"}  # fmt: skip
+    assert result == {
+        fingerprint(live): "live",
+        fingerprint(gone): "dead",
+        fingerprint(unknown): "dead",
+    }
     sent = [r for r in control_plane.requests if r.path == "/api/v1/org/memberships"]
     assert len(sent) == 3
     assert live_pat.token_id
@@ -44,8 +47,9 @@ def test_redirects_are_not_followed(guard: SecretGuard) -> None:
         return httpx.Response(302, headers={"location": "https://evil.example/collect"})
 
     value = guard.pat()
-    result = verify_tokens([value], "https://pam.example.test",
-                           transport=httpx.MockTransport(handler))  # fmt: skip
+    result = verify_tokens(
+        [value], "https://pam.example.test", transport=httpx.MockTransport(handler)
+    )
     assert result == {fingerprint(value): "unknown"}
     assert seen == ["https://pam.example.test/api/v1/org/memberships"]
 

@@ -29,8 +29,19 @@ def env(control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard) -> dict
 
 def create(env: dict[str, str], guard: SecretGuard, *extra: str) -> tuple[str, str]:
     """`hygiene tokens create`: (value, token id). Its stdout is the one allowed exception."""
-    proc = run_hygiene(None, "tokens", "create", "--name", "ci", "--scope", "safes:read",
-                       "--days", "30", *extra, env=env)  # fmt: skip
+    proc = run_hygiene(
+        None,
+        "tokens",
+        "create",
+        "--name",
+        "ci",
+        "--scope",
+        "safes:read",
+        "--days",
+        "30",
+        *extra,
+        env=env,
+    )
     guard.capture(proc.stderr)
     assert proc.returncode == 0, proc.stderr
     value = proc.stdout.decode().strip()
@@ -50,10 +61,20 @@ def write_log(tmp_path: Path, value: str) -> Path:
 def own_report(tmp_path: Path, log: Path, value: str) -> Path:
     """What `hygiene scan --format json` writes (SPEC's shape), made without the scanner."""
     report = tmp_path / "report.json"
-    finding = {"path": str(log), "line": 1, "column": 20, "type": "aic-pat",
-               "masked": masked_form(value), "fingerprint": fingerprint(value), "commit": None}
-    report.write_text(json.dumps({"tool": "aic-token-hygiene", "version": "0.1.0",
-                                  "findings": [finding], "stats": {}}))  # fmt: skip
+    finding = {
+        "path": str(log),
+        "line": 1,
+        "column": 20,
+        "type": "aic-pat",
+        "masked": masked_form(value),
+        "fingerprint": fingerprint(value),
+        "commit": None,
+    }
+    report.write_text(
+        json.dumps(
+            {"tool": "aic-token-hygiene", "version": "0.1.0", "findings": [finding], "stats": {}}
+        )
+    )
     return report
 
 
@@ -99,8 +120,16 @@ def test_pipeline_with_the_real_scanner(
 
 def test_register_reads_the_value_from_stdin(env: dict[str, str], guard: SecretGuard) -> None:
     value = guard.pat()
-    args = ("tokens", "register", "--token-id", "tok_ext", "--name", "old",
-            "--expires", "2030-01-01")  # fmt: skip
+    args = (
+        "tokens",
+        "register",
+        "--token-id",
+        "tok_ext",
+        "--name",
+        "old",
+        "--expires",
+        "2030-01-01",
+    )
     proc = run_hygiene(guard, *args, input=(value + "\n").encode(), env=env)
     assert proc.returncode == 0, proc.stderr
     listing = json.loads(run_hygiene(guard, "tokens", "list", "--format", "json", env=env).stdout)
@@ -115,8 +144,9 @@ def test_register_reads_the_value_from_stdin(env: dict[str, str], guard: SecretG
 def test_days_above_180_refused_before_sending(
     control_plane: ControlPlane, env: dict[str, str], guard: SecretGuard
 ) -> None:
-    proc = run_hygiene(guard, "tokens", "create", "--name", "x", "--scope", "safes:read",
-                       "--days", "181", env=env)  # fmt: skip
+    proc = run_hygiene(
+        guard, "tokens", "create", "--name", "x", "--scope", "safes:read", "--days", "181", env=env
+    )
     assert proc.returncode == 2
     assert b"180" in proc.stderr
     assert control_plane.requests == []
@@ -130,7 +160,8 @@ def test_auth_failed_is_one_line_exit_2(
     proc = run_hygiene(guard, "--token-id", "tok_1", "--yes", env=wrong, prog="revoke-leaked")
     assert proc.returncode == 2
     assert proc.stderr.decode().splitlines() == [
-        "revoke-leaked: error: login refused: AUTH_FAILED (authentication failed)"]
+        "revoke-leaked: error: login refused: AUTH_FAILED (authentication failed)"
+    ]
     assert proc.stdout == b""
 
 
@@ -143,8 +174,9 @@ def test_broken_report_and_missing_credentials(
     assert proc.returncode == 2
     assert len(proc.stderr.decode().splitlines()) == 1
     no_creds = {k: v for k, v in env.items() if k != "AIC_PASSWORD"}
-    proc = run_hygiene(guard, "revoke-leaked", "--token-id", "tok_1", env={**no_creds,
-                       "AIC_PASSWORD": ""})  # fmt: skip
+    proc = run_hygiene(
+        guard, "revoke-leaked", "--token-id", "tok_1", env={**no_creds, "AIC_PASSWORD": ""}
+    )
     assert proc.returncode == 2
     assert b"AIC_PASSWORD" in proc.stderr
 
@@ -160,8 +192,9 @@ def test_fake_server_prints_how_to_connect_without_the_password(tmp_path: Path) 
     password_file = tmp_path / "pw"
     proc = subprocess.Popen(
         [sys.executable, "-m", "hygiene", "fake-server", "--password-file", str(password_file)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         assert proc.stdout is not None
         lines = [proc.stdout.readline().decode() for _ in range(5)]

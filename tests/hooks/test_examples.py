@@ -15,7 +15,7 @@ def test_workflow_scans_history_and_uploads_sarif() -> None:
     checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout@"))
     assert checkout["with"]["fetch-depth"] == 0
     script = next(s["run"] for s in steps if "hygiene scan" in s.get("run", ""))
-    assert "--history --since \"$range\" --format sarif --output hygiene.sarif" in script
+    assert '--history --since "$range" --format sarif --output hygiene.sarif' in script
     upload = next(s for s in steps if "upload-sarif" in s.get("uses", ""))
     assert upload["with"]["sarif_file"] == "hygiene.sarif"
     assert doc["permissions"]["security-events"] == "write"

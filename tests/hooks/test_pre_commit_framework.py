@@ -24,15 +24,22 @@ def project_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
     snapshot = tmp_path_factory.mktemp("project")
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=REPO_ROOT, capture_output=True, check=True,
-    ).stdout  # fmt: skip
+        cwd=REPO_ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout
     for raw in listed.split(b"\0"):
         rel = os.fsdecode(raw)
         if rel and (REPO_ROOT / rel).is_file():
             (snapshot / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO_ROOT / rel, snapshot / rel)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}  # fmt: skip
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "snapshot", "--no-verify"]):
         subprocess.run(["git", *args], cwd=snapshot, env=env, check=True, capture_output=True)
     return snapshot
@@ -48,9 +55,12 @@ def _try_repo(
 ) -> subprocess.CompletedProcess[bytes]:
     proc = subprocess.run(
         ["pre-commit", "try-repo", str(snapshot), hook, "--files", *files],
-        cwd=repo, capture_output=True, timeout=600, check=False,
+        cwd=repo,
+        capture_output=True,
+        timeout=600,
+        check=False,
         env={**os.environ, "PRE_COMMIT_HOME": str(home)},
-    )  # fmt: skip
+    )
     guard.capture(proc.stdout, proc.stderr)
     return proc
 

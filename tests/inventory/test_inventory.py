@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from hygiene.detection import fingerprint, sha1_hex
 from hygiene.errors import InputError
 from hygiene.inventory import ACTIVE, EXPIRED, REVOKED, default_path, open_inventory
-from hygiene.detection import fingerprint, sha1_hex
 from tests.helpers import SecretGuard, run_hygiene
 
 
@@ -24,8 +24,14 @@ def test_records_fingerprints_never_the_value(tmp_path: Path, guard: SecretGuard
     path = tmp_path / "inv.sqlite3"
     value = guard.pat()
     with open_inventory(path) as inventory:
-        entry = inventory.add("tok_1", value, name="ci", scopes=["safes:read"],
-                              expires_at=days_from_now(30), org_id="org_main")  # fmt: skip
+        entry = inventory.add(
+            "tok_1",
+            value,
+            name="ci",
+            scopes=["safes:read"],
+            expires_at=days_from_now(30),
+            org_id="org_main",
+        )
         assert entry.fingerprint == fingerprint(value)
         assert inventory.by_fingerprint(fingerprint(value)) == entry
         assert inventory.by_fingerprint(sha1_hex(value)) == entry
@@ -52,13 +58,18 @@ def test_states_and_near_expiry(tmp_path: Path, guard: SecretGuard) -> None:
 
 @pytest.mark.parametrize(
     ("env", "platform", "expected"),
-    [({"HYGIENE_INVENTORY": "/x/inv.db"}, "linux", "/x/inv.db"),
-     ({"HOME": "/h", "XDG_DATA_HOME": "/d"}, "linux", "/d/aic-token-hygiene/inventory.sqlite3"),
-     ({"HOME": "/h"}, "linux", "/h/.local/share/aic-token-hygiene/inventory.sqlite3"),
-     ({"HOME": "/h"}, "darwin", "/h/Library/Application Support/aic-token-hygiene/"
-                                "inventory.sqlite3"),
-     ({"HOME": "/h", "LOCALAPPDATA": "/l"}, "win32", "/l/aic-token-hygiene/inventory.sqlite3")],
-)  # fmt: skip
+    [
+        ({"HYGIENE_INVENTORY": "/x/inv.db"}, "linux", "/x/inv.db"),
+        ({"HOME": "/h", "XDG_DATA_HOME": "/d"}, "linux", "/d/aic-token-hygiene/inventory.sqlite3"),
+        ({"HOME": "/h"}, "linux", "/h/.local/share/aic-token-hygiene/inventory.sqlite3"),
+        (
+            {"HOME": "/h"},
+            "darwin",
+            "/h/Library/Application Support/aic-token-hygiene/inventory.sqlite3",
+        ),
+        ({"HOME": "/h", "LOCALAPPDATA": "/l"}, "win32", "/l/aic-token-hygiene/inventory.sqlite3"),
+    ],
+)
 def test_default_path(env: dict[str, str], platform: str, expected: str) -> None:
     assert default_path(env, platform) == Path(expected)
 
@@ -97,8 +108,10 @@ for n in range(40):
 
 def test_concurrent_processes_do_not_corrupt_it(tmp_path: Path) -> None:
     path = tmp_path / "inv.sqlite3"
-    procs = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"p{i}"],
-                              stderr=subprocess.PIPE) for i in range(4)]  # fmt: skip
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(path), f"p{i}"], stderr=subprocess.PIPE)
+        for i in range(4)
+    ]
     errors = [p.communicate(timeout=120)[1] for p in procs]
     assert [p.returncode for p in procs] == [0, 0, 0, 0], errors
     with open_inventory(path) as inventory:

@@ -69,8 +69,10 @@ def _read_line(fd: int, deadline: float) -> bytes:
 def test_each_line_comes_back_before_eof_like_tail_f(guard: SecretGuard) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", "hygiene", "mask"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-    )  # fmt: skip
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdin is not None
     assert proc.stdout is not None
     assert proc.stderr is not None

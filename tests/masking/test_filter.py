@@ -104,8 +104,11 @@ def test_stack_info_and_extra_attributes(logger: logging.Logger, guard: SecretGu
     token, password = guard.session_token(), guard.remember("correct horse battery staple")
     caller_headers = {"Authorization": f"Bearer {token}", "Accept": "*/*"}
     sink = _filtered(logger, JsonFormatter())
-    logger.info("call", extra={"headers": caller_headers, "password": password, "user": "alice"},
-                stack_info=True)  # fmt: skip
+    logger.info(
+        "call",
+        extra={"headers": caller_headers, "password": password, "user": "alice"},
+        stack_info=True,
+    )
     out = sink.getvalue()
     guard.capture(out)
     assert '"user": "alice"' in out
@@ -160,9 +163,7 @@ def test_a_failing_str_never_raises_into_the_caller(logger: logging.Logger) -> N
     assert sink.getvalue().count("\n") == 2
 
 
-def test_two_handlers_and_child_loggers(
-    request: pytest.FixtureRequest, guard: SecretGuard
-) -> None:
+def test_two_handlers_and_child_loggers(request: pytest.FixtureRequest, guard: SecretGuard) -> None:
     # A registered logger tree (children find their parent by name), made inside the test so
     # that pytest's log capture, attached before the test runs, does not see it.
     parent = logging.getLogger(f"hygiene-tree.{request.node.name}")
@@ -185,16 +186,29 @@ def test_two_handlers_and_child_loggers(
 def test_dict_config_with_the_filter(guard: SecretGuard) -> None:
     token = guard.pat()
     sink = io.StringIO()
-    logging.config.dictConfig({
-        "version": 1,
-        "disable_existing_loggers": False,
-        "filters": {"redact": {"()": "hygiene.masking.RedactingFilter"}},
-        "formatters": {"usual": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-        "handlers": {"mem": {"class": "logging.StreamHandler", "stream": sink,
-                             "formatter": "usual", "filters": ["redact"]}},
-        "loggers": {"hygiene-test-dictconfig": {"handlers": ["mem"], "level": "INFO",
-                                                "propagate": False}},
-    })  # fmt: skip
+    logging.config.dictConfig(
+        {
+            "version": 1,
+            "disable_existing_loggers": False,
+            "filters": {"redact": {"()": "hygiene.masking.RedactingFilter"}},
+            "formatters": {"usual": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+            "handlers": {
+                "mem": {
+                    "class": "logging.StreamHandler",
+                    "stream": sink,
+                    "formatter": "usual",
+                    "filters": ["redact"],
+                }
+            },
+            "loggers": {
+                "hygiene-test-dictconfig": {
+                    "handlers": ["mem"],
+                    "level": "INFO",
+                    "propagate": False,
+                }
+            },
+        }
+    )
     try:
         logging.getLogger("hygiene-test-dictconfig.child").info("new token %s", token)
     finally:

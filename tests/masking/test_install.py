@@ -44,9 +44,13 @@ print("root filters", sum(len(h.filters) for h in logging.getLogger().handlers))
 def test_one_call_masks_the_whole_process(guard: SecretGuard) -> None:
     token = guard.pat()
     proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=True,
+        [sys.executable, "-c", SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
         env={"CANARY": token, "PATH": "/usr/bin:/bin"},
-    )  # fmt: skip
+    )
     guard.capture(proc.stdout, proc.stderr)
     assert "WARNING app.client.http: Authorization: Bearer pat_AIC_…" in proc.stderr
     assert "GET /cb?access_token=pat_AIC_…" in proc.stdout
@@ -149,7 +153,10 @@ def test_readme_advice_httpx_at_warning_writes_no_request_line(
 
 def test_public_names() -> None:
     assert set(hygiene.masking.__all__) >= {
-        "mask", "RedactingFilter", "install", "structlog_processor"
-    }  # fmt: skip
+        "mask",
+        "RedactingFilter",
+        "install",
+        "structlog_processor",
+    }
     for name in hygiene.masking.__all__:
         assert getattr(hygiene.masking, name) is not None

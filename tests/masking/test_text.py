@@ -8,9 +8,9 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from hygiene.detection import masked_form
 from hygiene.masking import is_sensitive_key, mask
 from hygiene.masking.keys import SENSITIVE_ENDINGS
-from hygiene.detection import masked_form
 from tests.helpers import assert_no_secret, new_pat, new_session_token, secret_parts
 from tests.strategies import (
     bearer_credentials,
@@ -46,7 +46,7 @@ CONTEXTS = [
     "Set-Cookie: sid={}; Path=/; HttpOnly",
     "db.password = '{}'",
     "sessionid={};",
-    "HTTP Request: POST https://pam.example.com/api/v1/auth/login?token={} \"HTTP/1.1 200 OK\"",
+    'HTTP Request: POST https://pam.example.com/api/v1/auth/login?token={} "HTTP/1.1 200 OK"',
     "https://bob:{}@pam.example.com/api",
     "Error: invalid Bearer {} supplied",
     "{{'private_key': '{}'}}",
@@ -175,8 +175,12 @@ _KEY_CONTEXTS = st.sampled_from(
 )
 
 
-@given(before=text_before, secret=st.one_of(pats, bearer_credentials), after=text_after,
-       context=_KEY_CONTEXTS)  # fmt: skip
+@given(
+    before=text_before,
+    secret=st.one_of(pats, bearer_credentials),
+    after=text_after,
+    context=_KEY_CONTEXTS,
+)
 def test_no_secret_survives_in_any_context(
     before: str, secret: str, after: str, context: str
 ) -> None:
@@ -196,11 +200,29 @@ def test_arbitrary_text_is_masked_idempotently(text: str) -> None:
     assert mask(once) == once
 
 
-@given(st.text(alphabet=st.characters(blacklist_characters="\x1b")).filter(
-    lambda t: not any(h in t.lower() for h in ("pass", "pwd", "secret", "token", "key",
-                                               "authoriz", "sessi", "cookie", "credential",
-                                               "bearer", "aic", "://"))
-))  # fmt: skip
+@given(
+    st.text(alphabet=st.characters(blacklist_characters="\x1b")).filter(
+        lambda t: (
+            not any(
+                h in t.lower()
+                for h in (
+                    "pass",
+                    "pwd",
+                    "secret",
+                    "token",
+                    "key",
+                    "authoriz",
+                    "sessi",
+                    "cookie",
+                    "credential",
+                    "bearer",
+                    "aic",
+                    "://",
+                )
+            )
+        )
+    )
+)
 def test_text_without_hints_is_returned_unchanged(text: str) -> None:
     assert mask(text) is text
 
@@ -218,8 +240,18 @@ def test_every_sensitive_key_passes_the_gate(ending: str, form: str) -> None:
 
 
 def test_sensitive_key_names() -> None:
-    for key in ("password", "AIC_PASSWORD", "db.password", "clientSecret", "x-api-key",
-                "refresh_token", "Set-Cookie", "PHPSESSID", "sessionId", "--password"):
+    for key in (
+        "password",
+        "AIC_PASSWORD",
+        "db.password",
+        "clientSecret",
+        "x-api-key",
+        "refresh_token",
+        "Set-Cookie",
+        "PHPSESSID",
+        "sessionId",
+        "--password",
+    ):
         assert is_sensitive_key(key), key
     for key in ("password_hash", "token_type", "max_tokens", "cache_key", "PWD", "passwordless"):
         assert not is_sensitive_key(key), key
@@ -234,12 +266,22 @@ def test_the_key_gate_agrees_with_looking_for_every_hint(text: str) -> None:
     assert _has_key_hint(low) == any(hint in low for hint in KEY_HINTS)
 
 
-@pytest.mark.parametrize("hint", ["pass", "pwd", "secret", "token", "key", "authoriz", "sessi",
-                                  "cookie", "credential"])  # fmt: skip
+@pytest.mark.parametrize(
+    "hint", ["pass", "pwd", "secret", "token", "key", "authoriz", "sessi", "cookie", "credential"]
+)
 def test_every_key_hint_opens_the_gate(hint: str) -> None:
     from hygiene.masking.keys import KEY_HINTS
     from hygiene.masking.text import _has_key_hint
 
-    assert set(KEY_HINTS) == {"pass", "pwd", "secret", "token", "key", "authoriz", "sessi",
-                              "cookie", "credential"}  # fmt: skip
+    assert set(KEY_HINTS) == {
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "key",
+        "authoriz",
+        "sessi",
+        "cookie",
+        "credential",
+    }
     assert _has_key_hint(f"x {hint} y")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hygiene.scan.ds_plugin import SECRET_TYPE, AicTokenDetector
 from hygiene.detection import sha1_hex
+from hygiene.scan.ds_plugin import SECRET_TYPE, AicTokenDetector
 from tests.helpers import REPO_ROOT, SecretGuard, git
 
 PLUGIN = REPO_ROOT / "plugins" / "aic_tokens.py"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from hygiene.detection import fingerprint, masked_form
 from hygiene.inventory import open_inventory
 from hygiene.revoke import Console
-from hygiene.detection import fingerprint, masked_form
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard
 
@@ -34,11 +34,24 @@ class World:
 
     def report(self, path: Path, leaks: list[Leak]) -> Path:
         """A `hygiene scan --format json` report naming these leaks."""
-        findings = [{"path": "app.log", "line": n, "column": 1, "type": "aic-pat",
-                     "masked": leak.masked, "fingerprint": leak.fingerprint, "commit": None}
-                    for n, leak in enumerate(leaks, 1)]  # fmt: skip
-        doc = {"tool": "aic-token-hygiene", "version": "0.1.0", "findings": findings,
-               "stats": {"files": 1, "bytes": 1, "seconds": 0.0}}  # fmt: skip
+        findings = [
+            {
+                "path": "app.log",
+                "line": n,
+                "column": 1,
+                "type": "aic-pat",
+                "masked": leak.masked,
+                "fingerprint": leak.fingerprint,
+                "commit": None,
+            }
+            for n, leak in enumerate(leaks, 1)
+        ]
+        doc = {
+            "tool": "aic-token-hygiene",
+            "version": "0.1.0",
+            "findings": findings,
+            "stats": {"files": 1, "bytes": 1, "seconds": 0.0},
+        }
         path.write_text(json.dumps(doc), encoding="utf-8")
         return path
 
@@ -49,8 +62,9 @@ def leak_pats(plane: ControlPlane, inventory: Path, guard: SecretGuard, count: i
     leaks = []
     with open_inventory(inventory) as inv:
         for n in range(count):
-            pat, value = plane.state.create_pat(plane.email, "org_main", f"t{n}",
-                                                ["safes:read"], 30)  # fmt: skip
+            pat, value = plane.state.create_pat(
+                plane.email, "org_main", f"t{n}", ["safes:read"], 30
+            )
             guard.remember(value)
             inv.add(pat.token_id, value, name=pat.name, scopes=pat.scopes, expires_at=None)
             leaks.append(Leak(pat.token_id, fingerprint(value), masked_form(value)))
@@ -70,5 +84,10 @@ def declining_console(asked: list[str]) -> Console:
         asked.append(question)
         return False
 
-    return Console(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO(),
-                   interactive=True, confirm=decline)  # fmt: skip
+    return Console(
+        stdin=io.StringIO(),
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+        interactive=True,
+        confirm=decline,
+    )

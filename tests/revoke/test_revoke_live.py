@@ -19,8 +19,9 @@ from tests.revoke.conftest import World, leak_pats
 API = "/api/v1"
 
 
-def run(opts: RevokeOptions, env: dict[str, str], guard: SecretGuard,
-        stdin: str = "") -> tuple[int, str, str]:  # fmt: skip
+def run(
+    opts: RevokeOptions, env: dict[str, str], guard: SecretGuard, stdin: str = ""
+) -> tuple[int, str, str]:
     console = Console(stdin=io.StringIO(stdin), stdout=io.StringIO(), stderr=io.StringIO())
     status = revoke_leaked(opts, env, console)
     out, err = console.stdout.getvalue(), console.stderr.getvalue()  # type: ignore[attr-defined]
@@ -42,9 +43,11 @@ def check_headers(plane: ControlPlane, org: str = "org_main") -> None:
 
 
 def test_faults_together_every_id_revoked_then_rerun_is_harmless(
-    control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard,
+    control_plane: ControlPlane,
+    tmp_path: Path,
+    guard: SecretGuard,
     caplog: pytest.LogCaptureFixture,
-) -> None:  # fmt: skip
+) -> None:
     caplog.set_level(logging.DEBUG)
     inventory = tmp_path / "inv.sqlite3"
     leaks = leak_pats(control_plane, inventory, guard, 60)
@@ -66,8 +69,14 @@ def test_faults_together_every_id_revoked_then_rerun_is_harmless(
     status, out, _ = run(opts, world.env(), guard)
     doc = json.loads(out)
     assert status == 0, doc["summary"]
-    assert doc["summary"] == {"revoked": 60, "not_found": 0, "failed": 0, "unresolved": 0,
-                              "logged_out": 0, "not_live": 0}  # fmt: skip
+    assert doc["summary"] == {
+        "revoked": 60,
+        "not_found": 0,
+        "failed": 0,
+        "unresolved": 0,
+        "logged_out": 0,
+        "not_live": 0,
+    }
     assert {r["token_id"] for r in doc["results"]} == {x.token_id for x in leaks}
     assert all(control_plane.state.pat(x.token_id).revoked for x in leaks)
 
@@ -109,8 +118,14 @@ def test_rate_limit_is_never_exceeded(world: World, guard: SecretGuard, tmp_path
 def test_unresolved_findings_exit_1(world: World, guard: SecretGuard, tmp_path: Path) -> None:
     unknown = world.report(tmp_path / "r.json", world.leaks[:1])
     doc = json.loads(unknown.read_text())
-    doc["findings"].append({**doc["findings"][0], "fingerprint": "sha256:" + "ab" * 32,
-                            "masked": "pat_AIC_…zzzz", "line": 9})  # fmt: skip
+    doc["findings"].append(
+        {
+            **doc["findings"][0],
+            "fingerprint": "sha256:" + "ab" * 32,
+            "masked": "pat_AIC_…zzzz",
+            "line": 9,
+        }
+    )
     unknown.write_text(json.dumps(doc))
     status, out, err = run(RevokeOptions(reports=(unknown,), yes=True), world.env(), guard)
     assert status == 1
@@ -127,10 +142,19 @@ def test_detect_secrets_baseline_is_resolved_by_sha1(
     with open_inventory(world.inventory) as inv:
         entry = inv.get(world.leaks[0].token_id)
     assert entry is not None
-    baseline = {"version": "1.5.0", "results": {"app.py": [
-        {"type": "AIC Personal Access Token", "hashed_secret": entry.sha1, "line_number": 3},
-        {"type": "AWS Access Key", "hashed_secret": sha1_hex("other"), "line_number": 4},
-    ]}}  # fmt: skip
+    baseline = {
+        "version": "1.5.0",
+        "results": {
+            "app.py": [
+                {
+                    "type": "AIC Personal Access Token",
+                    "hashed_secret": entry.sha1,
+                    "line_number": 3,
+                },
+                {"type": "AWS Access Key", "hashed_secret": sha1_hex("other"), "line_number": 4},
+            ]
+        },
+    }
     path = tmp_path / ".secrets.baseline"
     path.write_text(json.dumps(baseline))
     status, out, _ = run(RevokeOptions(reports=(path,), yes=True), world.env(), guard)
@@ -140,8 +164,11 @@ def test_detect_secrets_baseline_is_resolved_by_sha1(
 
 def test_dry_run_sends_nothing(world: World, guard: SecretGuard, tmp_path: Path) -> None:
     report = world.report(tmp_path / "r.json", world.leaks)
-    status, out, err = run(RevokeOptions(reports=(report,), dry_run=True, fmt="json"),
-                           {"HYGIENE_INVENTORY": str(world.inventory)}, guard)  # fmt: skip
+    status, out, err = run(
+        RevokeOptions(reports=(report,), dry_run=True, fmt="json"),
+        {"HYGIENE_INVENTORY": str(world.inventory)},
+        guard,
+    )
     assert status == 0
     assert json.loads(out)["summary"]["would_revoke"] == 4
     assert world.plane.requests == []
@@ -150,8 +177,9 @@ def test_dry_run_sends_nothing(world: World, guard: SecretGuard, tmp_path: Path)
 
 def test_ids_from_stdin_and_org_choice(world: World, guard: SecretGuard) -> None:
     env = {**world.env(), "AIC_ORG_ID": "org_second"}
-    status, out, _ = run(RevokeOptions(ids_from="-", yes=True), env, guard,
-                         stdin=world.leaks[0].token_id + "\n")  # fmt: skip
+    status, out, _ = run(
+        RevokeOptions(ids_from="-", yes=True), env, guard, stdin=world.leaks[0].token_id + "\n"
+    )
     assert status == 0
     assert out.startswith("not_found")  # the PAT lives in org_main
     check_headers(world.plane, "org_second")
@@ -183,8 +211,7 @@ class Terminal(io.StringIO):
 
 
 def test_progress_bar_goes_to_stderr_on_a_terminal(world: World, guard: SecretGuard) -> None:
-    console = Console(stdin=io.StringIO(), stdout=io.StringIO(), stderr=Terminal(),
-                      progress=True)  # fmt: skip
+    console = Console(stdin=io.StringIO(), stdout=io.StringIO(), stderr=Terminal(), progress=True)
     ids = tuple(leak.token_id for leak in world.leaks)
     assert revoke_leaked(RevokeOptions(token_ids=ids, yes=True), world.env(), console) == 0
     err, out = console.stderr.getvalue(), console.stdout.getvalue()  # type: ignore[attr-defined]
@@ -214,11 +241,15 @@ def test_renewal_by_refresh_during_a_concurrent_run(
 
 
 def test_aic_token_without_the_scope_ends_failed(world: World, guard: SecretGuard) -> None:
-    _, scoped = world.plane.state.create_pat(world.plane.email, "org_main", "ro", ["safes:read"],
-                                             30)  # fmt: skip
+    _, scoped = world.plane.state.create_pat(
+        world.plane.email, "org_main", "ro", ["safes:read"], 30
+    )
     guard.remember(scoped)
-    env = {"AIC_BASE_URL": world.plane.base_url, "AIC_TOKEN": scoped,
-           "HYGIENE_INVENTORY": str(world.inventory)}  # fmt: skip
+    env = {
+        "AIC_BASE_URL": world.plane.base_url,
+        "AIC_TOKEN": scoped,
+        "HYGIENE_INVENTORY": str(world.inventory),
+    }
     target = world.leaks[0].token_id
     status, out, _ = run(RevokeOptions(token_ids=(target,), fmt="json", yes=True), env, guard)
     assert status == 1

@@ -17,9 +17,9 @@ import httpx
 import pytest
 
 from hygiene.api import ControlPlaneClient, load_config
+from hygiene.detection import fingerprint
 from hygiene.inventory import REVOKED, open_inventory
 from hygiene.revoke import RevokeOptions, revoke_leaked
-from hygiene.detection import fingerprint
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard, run_hygiene
 from tests.revoke.conftest import declining_console
@@ -44,8 +44,10 @@ class Incident:
 
 def log_in(plane: ControlPlane, guard: SecretGuard) -> str:
     """A fresh session token, by a real login over loopback."""
-    answer = httpx.post(plane.base_url + API + "/auth/login",
-                        json={"email": plane.email, "password": plane.password})  # fmt: skip
+    answer = httpx.post(
+        plane.base_url + API + "/auth/login",
+        json={"email": plane.email, "password": plane.password},
+    )
     assert answer.status_code == 200
     return guard.remember(answer.json()["access_token"])
 
@@ -57,14 +59,19 @@ def status_with(plane: ControlPlane, token: str) -> int:
 
 
 def log_text(live: str, dead: str, pat: str) -> str:
-    return "\n".join([
-        "2026-11-20T10:00:01Z INFO start",
-        f"2026-11-20T10:00:02Z DEBUG GET /safes headers={{'Authorization': 'Bearer {live}'}}",
-        f'2026-11-20T10:00:03Z DEBUG login answer {{"access_token": "{live}", "expires_in": 900}}',
-        f"2026-11-20T10:00:04Z DEBUG curl -H 'Authorization: Bearer {pat}' https://pam/api/v1/safes",
-        f"2026-11-20T10:00:05Z DEBUG old session Authorization: Bearer {dead}",
-        "2026-11-20T10:00:06Z INFO done",
-    ]) + "\n"  # fmt: skip
+    return (
+        "\n".join(
+            [
+                "2026-11-20T10:00:01Z INFO start",
+                f"2026-11-20T10:00:02Z DEBUG GET /safes headers={{'Authorization': 'Bearer {live}'}}",
+                f'2026-11-20T10:00:03Z DEBUG login answer {{"access_token": "{live}", "expires_in": 900}}',
+                f"2026-11-20T10:00:04Z DEBUG curl -H 'Authorization: Bearer {pat}' https://pam/api/v1/safes",
+                f"2026-11-20T10:00:05Z DEBUG old session Authorization: Bearer {dead}",
+                "2026-11-20T10:00:06Z INFO done",
+            ]
+        )
+        + "\n"
+    )
 
 
 @pytest.fixture
@@ -75,8 +82,13 @@ def incident(control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard) ->
     pat = guard.remember(created.value)
     inventory = tmp_path / "inventory.sqlite3"
     with open_inventory(inventory) as inv:
-        inv.add(created.token_id, pat, name=created.name, scopes=created.scopes,
-                expires_at=created.expires_at)  # fmt: skip
+        inv.add(
+            created.token_id,
+            pat,
+            name=created.name,
+            scopes=created.scopes,
+            expires_at=created.expires_at,
+        )
     live, dead = log_in(control_plane, guard), log_in(control_plane, guard)
     assert control_plane.state.logout(dead)
     log = tmp_path / "logs" / "app.log"
@@ -87,24 +99,44 @@ def incident(control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard) ->
 
 
 def bearer_fingerprints(plane: ControlPlane, path: str) -> list[str]:
-    return [fingerprint(r.headers["authorization"].removeprefix("Bearer "))
-            for r in plane.requests if r.path == API + path]  # fmt: skip
+    return [
+        fingerprint(r.headers["authorization"].removeprefix("Bearer "))
+        for r in plane.requests
+        if r.path == API + path
+    ]
 
 
 def test_scan_revokes_the_pat_and_logs_out_the_live_session_json(
     incident: Incident, guard: SecretGuard
 ) -> None:
     plane = incident.plane
-    proc = run_hygiene(guard, "--scan", str(incident.log), "--format", "json",
-                       env=incident.env(), prog="revoke-leaked")  # fmt: skip
+    proc = run_hygiene(
+        guard,
+        "--scan",
+        str(incident.log),
+        "--format",
+        "json",
+        env=incident.env(),
+        prog="revoke-leaked",
+    )
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    assert doc["summary"] == {"revoked": 1, "not_found": 0, "failed": 0, "unresolved": 0,
-                              "logged_out": 1, "not_live": 1}  # fmt: skip
+    assert doc["summary"] == {
+        "revoked": 1,
+        "not_found": 0,
+        "failed": 0,
+        "unresolved": 0,
+        "logged_out": 1,
+        "not_live": 1,
+    }
     by_fp = {r["fingerprint"]: r for r in doc["results"]}
     assert len(by_fp) == len(doc["results"]) == 3  # the live session, seen twice, counted once
-    assert by_fp[fingerprint(incident.pat)] == {"token_id": incident.token_id, "status": "revoked",
-        "fingerprint": fingerprint(incident.pat), "http_status": 204}  # fmt: skip
+    assert by_fp[fingerprint(incident.pat)] == {
+        "token_id": incident.token_id,
+        "status": "revoked",
+        "fingerprint": fingerprint(incident.pat),
+        "http_status": 204,
+    }
     live, dead = by_fp[fingerprint(incident.live)], by_fp[fingerprint(incident.dead)]
     assert (live["token_id"], live["status"], live["http_status"]) == (None, "logged_out", 204)
     assert (dead["token_id"], dead["status"], dead["http_status"]) == (None, "not_live", 401)
@@ -133,8 +165,9 @@ def test_scan_revokes_the_pat_and_logs_out_the_live_session_json(
 def test_rerun_is_harmless_and_text_output_is_masked(
     incident: Incident, guard: SecretGuard
 ) -> None:
-    first = run_hygiene(guard, "revoke-leaked", "--scan", str(incident.log.parent),
-                        env=incident.env())  # fmt: skip
+    first = run_hygiene(
+        guard, "revoke-leaked", "--scan", str(incident.log.parent), env=incident.env()
+    )
     assert first.returncode == 0, first.stderr
     lines = first.stdout.decode().splitlines()
     assert [line.split()[0] for line in lines] == ["revoked", "logged_out", "not_live"]
@@ -145,8 +178,9 @@ def test_rerun_is_harmless_and_text_output_is_masked(
 
     plane = incident.plane
     plane.clear_requests()
-    again = run_hygiene(guard, "revoke-leaked", "--scan", str(incident.log), "--format", "json",
-                        env=incident.env())  # fmt: skip
+    again = run_hygiene(
+        guard, "revoke-leaked", "--scan", str(incident.log), "--format", "json", env=incident.env()
+    )
     assert again.returncode == 0, again.stderr
     summary = json.loads(again.stdout)["summary"]
     assert (summary["not_found"], summary["not_live"], summary["logged_out"]) == (1, 2, 0)
@@ -160,10 +194,23 @@ def test_sessions_alone_need_no_credentials_and_dry_run_sends_nothing(
 ) -> None:
     only_sessions = tmp_path / "sessions.log"
     only_sessions.write_text(log_text(incident.live, incident.dead, "pat_AIC_xxxxxxxx"))
-    env = {"AIC_BASE_URL": incident.plane.base_url, "HYGIENE_INVENTORY": str(incident.inventory),
-           "AIC_EMAIL": "", "AIC_PASSWORD": "", "AIC_TOKEN": ""}  # fmt: skip
-    dry = run_hygiene(guard, "revoke-leaked", "--scan", str(incident.log), "--dry-run",
-                      "--format", "json", env=env)  # fmt: skip
+    env = {
+        "AIC_BASE_URL": incident.plane.base_url,
+        "HYGIENE_INVENTORY": str(incident.inventory),
+        "AIC_EMAIL": "",
+        "AIC_PASSWORD": "",
+        "AIC_TOKEN": "",
+    }
+    dry = run_hygiene(
+        guard,
+        "revoke-leaked",
+        "--scan",
+        str(incident.log),
+        "--dry-run",
+        "--format",
+        "json",
+        env=env,
+    )
     assert dry.returncode == 0, dry.stderr
     summary = json.loads(dry.stdout)["summary"]
     assert (summary["would_revoke"], summary["would_log_out"]) == (1, 2)
@@ -176,15 +223,16 @@ def test_sessions_alone_need_no_credentials_and_dry_run_sends_nothing(
     assert status_with(incident.plane, incident.live) == 401
 
 
-def test_report_bearer_findings_stay_unresolved(incident: Incident, guard: SecretGuard,
-                                                tmp_path: Path) -> None:  # fmt: skip
+def test_report_bearer_findings_stay_unresolved(
+    incident: Incident, guard: SecretGuard, tmp_path: Path
+) -> None:
     report = tmp_path / "report.json"
-    scan = run_hygiene(guard, "scan", str(incident.log), "--format", "json", "--output",
-                       str(report))  # fmt: skip
+    scan = run_hygiene(
+        guard, "scan", str(incident.log), "--format", "json", "--output", str(report)
+    )
     assert scan.returncode == 1, scan.stderr
     guard.capture(report.read_bytes())
-    proc = run_hygiene(guard, "revoke-leaked", str(report), "--format", "json",
-                       env=incident.env())  # fmt: skip
+    proc = run_hygiene(guard, "revoke-leaked", str(report), "--format", "json", env=incident.env())
     assert proc.returncode == 1
     doc = json.loads(proc.stdout)
     assert (doc["summary"]["revoked"], doc["summary"]["unresolved"]) == (1, 2)
@@ -193,26 +241,32 @@ def test_report_bearer_findings_stay_unresolved(incident: Incident, guard: Secre
     assert status_with(incident.plane, incident.live) == 200  # a report cannot log it out
 
 
-def test_failures_are_failed_never_guessed(incident: Incident, guard: SecretGuard,
-                                           tmp_path: Path) -> None:  # fmt: skip
+def test_failures_are_failed_never_guessed(
+    incident: Incident, guard: SecretGuard, tmp_path: Path
+) -> None:
     incident.plane.switches.set_fail_probability(1.0)
     env = incident.env(AIC_EMAIL="", AIC_PASSWORD="")
     only_live = tmp_path / "one.log"
     only_live.write_text(f"Authorization: Bearer {incident.live}\n")
-    proc = run_hygiene(guard, "revoke-leaked", "--scan", str(only_live), "--format", "json",
-                       env=env)  # fmt: skip
+    proc = run_hygiene(
+        guard, "revoke-leaked", "--scan", str(only_live), "--format", "json", env=env
+    )
     assert proc.returncode == 1
     (result,) = json.loads(proc.stdout)["results"]
     assert (result["status"], result["http_status"]) == ("failed", 500)
 
     incident.plane.switches.set_fail_probability(0.0)
     down = {**env, "AIC_BASE_URL": f"http://127.0.0.1:{closed_port()}"}
-    proc = run_hygiene(guard, "revoke-leaked", "--scan", str(only_live), "--format", "json",
-                       env=down)  # fmt: skip
+    proc = run_hygiene(
+        guard, "revoke-leaked", "--scan", str(only_live), "--format", "json", env=down
+    )
     assert proc.returncode == 1
     (result,) = json.loads(proc.stdout)["results"]
     assert (result["status"], result["http_status"], result["error"]) == (
-        "failed", None, "ConnectError")
+        "failed",
+        None,
+        "ConnectError",
+    )
     assert status_with(incident.plane, incident.live) == 200
 
 
@@ -235,13 +289,25 @@ def closed_port() -> int:
     return port
 
 
-def test_scan_reads_standard_input_and_gzip_logs(incident: Incident, guard: SecretGuard,
-                                                 tmp_path: Path) -> None:  # fmt: skip
+def test_scan_reads_standard_input_and_gzip_logs(
+    incident: Incident, guard: SecretGuard, tmp_path: Path
+) -> None:
     archive = tmp_path / "old.log.gz"
     archive.write_bytes(gzip.compress(f"curl -H 'Authorization: Bearer {incident.pat}'\n".encode()))
     piped = f"DEBUG response {{'access_token': '{incident.live}'}}\n".encode()
-    proc = run_hygiene(guard, "revoke-leaked", "--scan", "-", "--scan", str(archive), "--yes",
-                       "--format", "json", input=piped, env=incident.env())  # fmt: skip
+    proc = run_hygiene(
+        guard,
+        "revoke-leaked",
+        "--scan",
+        "-",
+        "--scan",
+        str(archive),
+        "--yes",
+        "--format",
+        "json",
+        input=piped,
+        env=incident.env(),
+    )
     assert proc.returncode == 0, proc.stderr
     results = {r["status"]: r for r in json.loads(proc.stdout)["results"]}
     assert set(results) == {"revoked", "logged_out"}
@@ -251,8 +317,9 @@ def test_scan_reads_standard_input_and_gzip_logs(incident: Incident, guard: Secr
     guard.capture(incident.inventory.read_bytes())
 
 
-def test_a_terminal_is_asked_first_and_a_no_sends_nothing(incident: Incident,
-                                                          guard: SecretGuard) -> None:  # fmt: skip
+def test_a_terminal_is_asked_first_and_a_no_sends_nothing(
+    incident: Incident, guard: SecretGuard
+) -> None:
     asked: list[str] = []
     console = declining_console(asked)
     opts = RevokeOptions(scan=(str(incident.log),))

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hygiene.detection import fingerprint, masked_form
 from hygiene.errors import AuthFailed, InputError, UsageError
 from hygiene.inventory import REVOKED, open_inventory
 from hygiene.revoke import RevokeOptions
 from hygiene.revoke.scanned import scan_paths
 from hygiene.revoke.sessions import SessionTarget, log_out_all
-from hygiene.detection import fingerprint, masked_form
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard
 from tests.revoke.conftest import leak_pats
@@ -25,22 +25,33 @@ from tests.revoke.test_revoke_live import run
 from tests.strategies import bearer_credentials, pats
 
 # How a credential sits on a log line; each shape is found by the scanner whatever the value.
-LINE_SHAPES = ("Authorization: Bearer {}", "{{'access_token': '{}'}}",
-               "curl -H 'authorization: {}'")  # fmt: skip
+LINE_SHAPES = (
+    "Authorization: Bearer {}",
+    "{{'access_token': '{}'}}",
+    "curl -H 'authorization: {}'",
+)
 
 
-def test_scan_splits_pats_from_sessions_and_deduplicates(tmp_path: Path, guard: SecretGuard
-                                                         ) -> None:  # fmt: skip
+def test_scan_splits_pats_from_sessions_and_deduplicates(
+    tmp_path: Path, guard: SecretGuard
+) -> None:
     pat, session = guard.pat(), guard.session_token()
     log = tmp_path / "a.log"
-    log.write_text(f"Authorization: Bearer {pat}\naccess_token={session}\n"
-                   f'{{"authorization": "Bearer {session}"}}\n')  # fmt: skip
+    log.write_text(
+        f"Authorization: Bearer {pat}\naccess_token={session}\n"
+        f'{{"authorization": "Bearer {session}"}}\n'
+    )
     found = scan_paths([str(log), "-"], io.StringIO(f"token: Bearer {pat}\n"))
     assert [(f.key, f.type, f.where) for f in found.pats] == [
-        (fingerprint(pat), "aic-pat", f"{log}:1"), (fingerprint(pat), "aic-pat", "<stdin>:1")]
+        (fingerprint(pat), "aic-pat", f"{log}:1"),
+        (fingerprint(pat), "aic-pat", "<stdin>:1"),
+    ]
     (target,) = found.sessions
     assert (target.fingerprint, target.where, target.masked) == (
-        fingerprint(session), f"{log}:2", masked_form(session))
+        fingerprint(session),
+        f"{log}:2",
+        masked_form(session),
+    )
     assert session not in repr(target)
     assert session not in repr(found)
     assert found.errors == []
@@ -67,8 +78,11 @@ def test_auth_failed_partway_still_records_what_was_revoked(
     # A fixed session (AIC_TOKEN) that the service kills at the 5th authenticated call: the
     # memberships call and three DELETEs succeed, then every call answers 401 = AUTH_FAILED.
     control_plane.switches.unauthorized_at = 5
-    env = {"AIC_BASE_URL": control_plane.base_url, "AIC_TOKEN": session,
-           "HYGIENE_INVENTORY": str(inventory)}  # fmt: skip
+    env = {
+        "AIC_BASE_URL": control_plane.base_url,
+        "AIC_TOKEN": session,
+        "HYGIENE_INVENTORY": str(inventory),
+    }
     with pytest.raises(AuthFailed):
         run(RevokeOptions(token_ids=tuple(x.token_id for x in leaks), yes=True), env, guard)
     revoked = {x.token_id for x in leaks if control_plane.state.pat(x.token_id).revoked}
@@ -123,8 +137,13 @@ def test_a_redirect_is_failed_and_never_followed(
     assert control_plane.state.authenticate(token) is not None
 
 
-@given(st.lists(st.tuples(st.one_of(pats, bearer_credentials), st.sampled_from(LINE_SHAPES)),
-                min_size=1, max_size=12))  # fmt: skip
+@given(
+    st.lists(
+        st.tuples(st.one_of(pats, bearer_credentials), st.sampled_from(LINE_SHAPES)),
+        min_size=1,
+        max_size=12,
+    )
+)
 def test_every_leak_lands_once_on_its_side(leaks: list[tuple[str, str]]) -> None:
     text = "".join(shape.format(value) + "\n" for value, shape in leaks)
     found = scan_paths(["-"], io.StringIO(text))

@@ -25,8 +25,16 @@ def write(tmp_path: Path, doc: object) -> Path:
 
 
 def test_scan_report_hygiene_baseline_and_detect_secrets_baseline(tmp_path: Path) -> None:
-    scan = load_report(write(tmp_path, {"findings": [{"fingerprint": FP, "path": "a", "line": 2,
-                                                      "type": "aic-pat", "masked": "m"}]}))
+    scan = load_report(
+        write(
+            tmp_path,
+            {
+                "findings": [
+                    {"fingerprint": FP, "path": "a", "line": 2, "type": "aic-pat", "masked": "m"}
+                ]
+            },
+        )
+    )
     assert [(f.key, f.where, f.required) for f in scan] == [(FP, "a:2", True)]
     assert load_report(write(tmp_path, {"version": 1, "fingerprints": [FP]}))[0].key == FP
     baseline = {"results": {"x.py": [{"type": "Secret Keyword", "hashed_secret": "b" * 40}]}}
@@ -34,8 +42,16 @@ def test_scan_report_hygiene_baseline_and_detect_secrets_baseline(tmp_path: Path
     assert (entry.key, entry.required) == ("b" * 40, False)
 
 
-@pytest.mark.parametrize("doc", ["{", "[]", {"findings": [{"fingerprint": "sha256:zz"}]},
-                                 {"results": {"a": [{"hashed_secret": 3}]}}, {"other": 1}])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "{",
+        "[]",
+        {"findings": [{"fingerprint": "sha256:zz"}]},
+        {"results": {"a": [{"hashed_secret": 3}]}},
+        {"other": 1},
+    ],
+)
 def test_bad_reports_are_input_errors(tmp_path: Path, doc: object) -> None:
     with pytest.raises(InputError):
         load_report(write(tmp_path, doc))

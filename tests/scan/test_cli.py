@@ -62,13 +62,23 @@ def test_stdin_gz_and_binary(tmp_path: Path, guard: SecretGuard) -> None:
     (tmp_path / "blob.bin").write_bytes(os.urandom(64).replace(b"\n", b"") + in_bin.encode())
     stdin = f"curl -H 'Authorization: Bearer {on_stdin}' https://x\n".encode()
     proc = run_hygiene(
-        guard, "scan", "-", "app.log.gz", "blob.bin", "--format", "json",
-        input=stdin, cwd=tmp_path,
-    )  # fmt: skip
+        guard,
+        "scan",
+        "-",
+        "app.log.gz",
+        "blob.bin",
+        "--format",
+        "json",
+        input=stdin,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 1, proc.stderr
     found = {(f["path"], f["line"], f["type"]) for f in json.loads(proc.stdout)["findings"]}
-    assert found == {("app.log.gz", 1001, "aic-pat"), ("blob.bin", 1, "aic-pat"),
-                     ("<stdin>", 1, "bearer-token")}  # fmt: skip
+    assert found == {
+        ("app.log.gz", 1001, "aic-pat"),
+        ("blob.bin", 1, "aic-pat"),
+        ("<stdin>", 1, "bearer-token"),
+    }
 
 
 def test_corrupt_gz_is_reported_and_the_scan_goes_on(tmp_path: Path, guard: SecretGuard) -> None:
@@ -121,10 +131,17 @@ def test_json_shape(tmp_path: Path, guard: SecretGuard) -> None:
     doc = json.loads(proc.stdout)
     assert set(doc) == {"tool", "version", "findings", "stats"}
     assert doc["tool"] == "aic-token-hygiene"
-    assert doc["findings"] == [{
-        "path": "a.py", "line": 1, "column": 6, "type": "aic-pat",
-        "masked": "pat_AIC_…" + pat[-4:], "fingerprint": fingerprint(pat), "commit": None,
-    }]  # fmt: skip
+    assert doc["findings"] == [
+        {
+            "path": "a.py",
+            "line": 1,
+            "column": 6,
+            "type": "aic-pat",
+            "masked": "pat_AIC_…" + pat[-4:],
+            "fingerprint": fingerprint(pat),
+            "commit": None,
+        }
+    ]
     assert set(doc["stats"]) == {"files", "bytes", "seconds"}
     assert doc["stats"]["files"] == 1
     assert doc["stats"]["bytes"] == len(pat) + 7
@@ -141,17 +158,27 @@ def test_output_file_and_baseline_round_trip(tmp_path: Path, guard: SecretGuard)
     assert again.returncode == 0
     (tmp_path / "a.txt").write_text(f"{old}\n{new}\n")
     proc = run_hygiene(
-        guard, "scan", "a.txt", "--baseline", "base.json", "--output", "r.json",
-        "--format", "json", cwd=tmp_path,
-    )  # fmt: skip
+        guard,
+        "scan",
+        "a.txt",
+        "--baseline",
+        "base.json",
+        "--output",
+        "r.json",
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
     assert (proc.returncode, proc.stdout) == (1, b"")
     report = json.loads((tmp_path / "r.json").read_text())
     assert [f["fingerprint"] for f in report["findings"]] == [fingerprint(new)]
     guard.capture((tmp_path / "r.json").read_text(), (tmp_path / "base.json").read_text())
 
 
-@pytest.mark.parametrize("content", ["{not json", '{"version": 2, "fingerprints": []}',
-                                     '{"version": 1, "fingerprints": ["abc"]}'])  # fmt: skip
+@pytest.mark.parametrize(
+    "content",
+    ["{not json", '{"version": 2, "fingerprints": []}', '{"version": 1, "fingerprints": ["abc"]}'],
+)
 def test_broken_baseline_is_exit_2(tmp_path: Path, guard: SecretGuard, content: str) -> None:
     (tmp_path / "b.json").write_text(content)
     (tmp_path / "a.txt").write_text("nothing\n")

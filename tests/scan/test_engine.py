@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hygiene.detection import AIC_PAT, BEARER_TOKEN, find_secrets
 from hygiene.scan.engine import WINDOW, Hit, StreamScanner, scan_bytes
 from hygiene.scan.needles import NeedleFinder
-from hygiene.detection import AIC_PAT, BEARER_TOKEN, find_secrets
 from tests.helpers import assert_no_secret, new_pat, new_session_token
 from tests.strategies import (
     bearer_credentials,

@@ -71,10 +71,10 @@ def test_history_finds_added_then_deleted_tokens(git_repo: Path, guard: SecretGu
     git(git_repo, "commit", "-qam", "remove")
     proc = run_hygiene(guard, "scan", "--history", "--format", "json", cwd=git_repo)
     assert proc.returncode == 1, proc.stderr
-    found = {(f["commit"], f["path"], f["line"], f["column"], f["type"])
-             for f in _findings(proc.stdout)}  # fmt: skip
-    assert found == {(leak, "cfg.py", 3, 10, "aic-pat"),
-                     (side, "log.txt", 1, 36, "bearer-token")}  # fmt: skip
+    found = {
+        (f["commit"], f["path"], f["line"], f["column"], f["type"]) for f in _findings(proc.stdout)
+    }
+    assert found == {(leak, "cfg.py", 3, 10, "aic-pat"), (side, "log.txt", 1, 36, "bearer-token")}
     text = run_hygiene(guard, "scan", "--history", cwd=git_repo)
     assert text.stdout.decode().splitlines()[1].startswith(leak[:12] + ":cfg.py:3:10: aic-pat ")
 

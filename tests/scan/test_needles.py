@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hygiene.detection import RULES
 from hygiene.scan.needles import (
     NEEDLES,
     SMALL_INPUT,
@@ -18,7 +19,6 @@ from hygiene.scan.needles import (
     finder_for,
     hyperscan_available,
 )
-from hygiene.detection import RULES
 
 _needle_bytes = [needle for _, needle in NEEDLES]
 _AUTHORIZATION = next(i for i, rule in enumerate(RULES) if b"uthoriz" in rule.needles)

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hygiene.detection import fingerprint
 from hygiene.scan.engine import scan_bytes
 from hygiene.scan.findings import Detection, ScanResult, finding_for
 from hygiene.scan.reports import FORMATS, render
-from hygiene.detection import fingerprint
 from tests.helpers import SecretGuard, assert_no_secret, run_hygiene
 from tests.strategies import bearer_credentials, pats
 
@@ -23,8 +23,9 @@ SCHEMA = Path(__file__).resolve().parents[3] / "shared" / "data" / "sarif-schema
 def _result_for(data: bytes, path: str = "a.txt") -> ScanResult:
     result = ScanResult(files=1, bytes=len(data))
     for hit in scan_bytes(data):
-        result.detections.append(Detection(finding_for(hit.secret, path, hit.line, hit.column),
-                                           hit.secret))  # fmt: skip
+        result.detections.append(
+            Detection(finding_for(hit.secret, path, hit.line, hit.column), hit.secret)
+        )
     return result
 
 

@@ -28,8 +28,11 @@ def test_verify_marks_live_and_dead(
     proc = run_hygiene(guard, "scan", "--verify", "--format", "json", cwd=tmp_path, env=env)
     assert proc.returncode == 1, proc.stderr
     marks = {f["fingerprint"]: f.get("live") for f in json.loads(proc.stdout)["findings"]}
-    assert marks == {fingerprint(live): "live", fingerprint(dead): "dead",
-                     fingerprint(session): None}  # fmt: skip
+    assert marks == {
+        fingerprint(live): "live",
+        fingerprint(dead): "dead",
+        fingerprint(session): None,
+    }
     only = run_hygiene(guard, "scan", "--verify", "--only-live", cwd=tmp_path, env=env)
     (line,) = only.stdout.decode().splitlines()
     assert line.startswith("app.log:1:3: aic-pat pat_AIC_…")

@@ -29,8 +29,9 @@ def http(control_plane: ControlPlane) -> Iterator[httpx.Client]:
 
 
 def login(http: httpx.Client, plane: ControlPlane) -> str:
-    response = http.post(API + "/auth/login", json={"email": plane.email,
-                                                    "password": plane.password})  # fmt: skip
+    response = http.post(
+        API + "/auth/login", json={"email": plane.email, "password": plane.password}
+    )
     assert response.status_code == 200
     token = response.json()["access_token"]
     assert isinstance(token, str)
@@ -51,10 +52,13 @@ def test_fixture_is_served_by_the_installed_plugin(control_plane: ControlPlane) 
 
 @pytest.mark.parametrize(
     "body",
-    [{"email": "demo@example.test", "password": "wrong"},
-     {"email": "nobody@example.test", "password": "wrong"},
-     {"email": "demo@example.test"}, {}],
-)  # fmt: skip
+    [
+        {"email": "demo@example.test", "password": "wrong"},
+        {"email": "nobody@example.test", "password": "wrong"},
+        {"email": "demo@example.test"},
+        {},
+    ],
+)
 def test_every_login_failure_is_the_same_auth_failed(
     http: httpx.Client, body: dict[str, str]
 ) -> None:
@@ -94,8 +98,10 @@ def test_logout_invalidates_at_once(http: httpx.Client, control_plane: ControlPl
 
 def test_session_expires_after_expires_in() -> None:
     clock = FakeClock()
-    with ControlPlane(State(clock=clock, token_lifetime=120)) as plane, \
-            httpx.Client(base_url=plane.base_url) as http:  # fmt: skip
+    with (
+        ControlPlane(State(clock=clock, token_lifetime=120)) as plane,
+        httpx.Client(base_url=plane.base_url) as http,
+    ):
         token = login(http, plane)
         clock.now += 119
         assert http.get(API + "/safes", headers=auth(token)).status_code == 200
@@ -130,8 +136,9 @@ def test_pat_lifecycle_scopes_and_cap(
     assert http.get(API + "/safes", headers=auth(value)).status_code == 200
     scoped = http.post(API + "/auth/api-tokens", json=create, headers=auth(value))
     assert (scoped.status_code, scoped.json()["error"]) == (403, "SCOPE")
-    too_long = http.post(API + "/auth/api-tokens", json={**create, "expires_in_days": 181},
-                         headers=auth(token))  # fmt: skip
+    too_long = http.post(
+        API + "/auth/api-tokens", json={**create, "expires_in_days": 181}, headers=auth(token)
+    )
     assert (too_long.status_code, too_long.json()["error"]) == (422, "INVALID_EXPIRY")
     other_org = http.delete(f"{API}/auth/api-tokens/{token_id}", headers=auth(token, "org_second"))
     assert other_org.status_code == 404
@@ -188,8 +195,10 @@ def test_every_request_is_recorded_with_masked_repr(
     token = guard.remember(login(http, control_plane))
     http.get(API + "/safes", headers=auth(token))
     recorded = control_plane.requests
-    assert [(r.method, r.path) for r in recorded] == [("POST", API + "/auth/login"),
-                                                      ("GET", API + "/safes")]  # fmt: skip
+    assert [(r.method, r.path) for r in recorded] == [
+        ("POST", API + "/auth/login"),
+        ("GET", API + "/safes"),
+    ]
     assert recorded[1].headers["authorization"] == f"Bearer {token}"
     assert "authorization" not in recorded[0].headers
     guard.capture(repr(recorded), str(recorded[1]))
