@@ -62,7 +62,8 @@ def find_pat_value(body: Any) -> str | None:
 def check_days(days: int) -> None:
     """Refuse a lifetime the service would refuse, before anything is sent."""
     if not 1 <= days <= PAT_ABSOLUTE_MAX_TTL_DAYS:
-        raise UsageError(f"--days must be between 1 and {PAT_ABSOLUTE_MAX_TTL_DAYS}, got {days}")
+        message = f"{{days}} must be between 1 and {PAT_ABSOLUTE_MAX_TTL_DAYS}, got {days}"
+        raise UsageError(message, options=("days",))
 
 
 class ControlPlaneClient:

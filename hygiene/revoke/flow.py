@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from hygiene.api.client import ControlPlaneClient
-from hygiene.api.config import Config, Prompt, check_base_url, load_config
+from hygiene.api.config import Config, Prompt, load_config, service_url
 from hygiene.errors import InputError, UsageError
 from hygiene.inventory import REVOKED as STATE_REVOKED
 from hygiene.inventory import default_path, open_inventory
@@ -128,14 +128,6 @@ def _question(plan: Plan, sessions: list[SessionTarget], base_url: str) -> str:
     return f"Revoke {pats} token(s) and log out {logouts} leaked session(s) at {base_url}?"
 
 
-def _base_url(env: Mapping[str, str]) -> str:
-    """Where leaked sessions are logged out: ``AIC_BASE_URL`` and nowhere else."""
-    url = env.get("AIC_BASE_URL", "").strip()
-    if not url:
-        raise UsageError("AIC_BASE_URL is not set (the control plane's address)")
-    return check_base_url(url, env.get("AIC_ALLOW_HTTP", "") == "1")
-
-
 def _collect(opts: RevokeOptions, env: Mapping[str, str], stdin: TextIO) -> tuple[Plan, Scanned]:
     if not (opts.reports or opts.token_ids or opts.ids_from or opts.scan):
         fields = ("reports", "token_ids", "ids_from", "scan")
@@ -164,7 +156,7 @@ def revoke_leaked(
         would += [s.result(WOULD_LOG_OUT) for s in sessions]
         return Outcome(would + plan.unresolved, scanned.errors, dry_run=True)
     config = load_config(env, prompt=talk.prompt) if plan.targets else None
-    base_url = config.base_url if config is not None else _base_url(env) if sessions else ""
+    base_url = config.base_url if config is not None else service_url(env) if sessions else ""
     asking = bool(base_url) and talk.interactive and not opts.yes
     if asking and not talk.confirm(_question(plan, sessions, base_url)):
         return Outcome(declined=True)
