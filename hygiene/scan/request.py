@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from hygiene.errors import UsageError
 from hygiene.scan.findings import ScanResult
+from hygiene.scan.limits import DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
 from hygiene.scan.sources.files import Excluder, check_usage, collect_paths, tracked_files
 from hygiene.scan.sources.one_file import scan_stream
@@ -35,6 +36,7 @@ class ScanRequest:
     excludes: tuple[str, ...] = ()
     keep_secrets: bool = False
     chunk_size: int = DEFAULT_CHUNK_SIZE
+    limits: DecodeLimits = field(default_factory=DecodeLimits)
 
 
 def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
