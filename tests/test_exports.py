@@ -84,6 +84,15 @@ EXPORTS: dict[str, list[str]] = {
         "Switches",
         "running_control_plane",
     ],
+    "hygiene.watch": [
+        "Event",
+        "FileFollower",
+        "Responder",
+        "Seen",
+        "Stream",
+        "StreamFollower",
+        "Watcher",
+    ],
 }
 
 
