@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-READ_SIZE = 1 << 20
+READ_SIZE = 4 << 20  # per poll and file: at 100 MB/s growth, 25 polls a second keep up
 # How many first bytes identify a file's content (copytruncate detection, as Filebeat does).
 HEAD = 64
 
