@@ -22,6 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
+from hygiene.scan.matcher.linecount import file_recount
+
 READ_SIZE = 4 << 20  # per poll and file: at 100 MB/s growth, 25 polls a second keep up
 # How many first bytes identify a file's content (copytruncate detection, as Filebeat does).
 HEAD = 64
@@ -62,7 +64,7 @@ class FileFollower:
             self._open(at_end=not self.from_start)
             if self._file is None or not self._offset:
                 return []
-            return [Piece(b"", first_line=1 + _newlines(self._file, self._offset))]
+            return [Piece(b"", first_line=1 + file_recount(self.path)(0, self._offset))]
         if self._file is None:
             self._open(at_end=False)
             return [Piece(self._read())] if self._file is not None else []
@@ -136,21 +138,6 @@ class FileFollower:
             self._file.close()
         self._file, self._identity, self._offset, self._head = None, None, 0, b""
         self._draining = self.busy = False
-
-
-def _newlines(handle: BinaryIO, end: int, block: int = 1 << 20) -> int:
-    """The newlines in the first ``end`` bytes of ``handle``, read in blocks (bounded memory);
-    the position is left at ``end``."""
-    handle.seek(0)
-    count = position = 0
-    while position < end:
-        data = handle.read(min(block, end - position))
-        if not data:
-            break
-        count += data.count(b"\n")
-        position += len(data)
-    handle.seek(end)
-    return count
 
 
 def _identity_of(path: str) -> tuple[int, int] | None:
