@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "revoke-leaked": "hygiene.commands.revoke:command",
     "fake-server": "hygiene.commands.fake_server:command",
     "install-hooks": "hygiene.commands.install_hooks:command",
+    "rules": "hygiene.commands.rules:group",
 }
 
 
