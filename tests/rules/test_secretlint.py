@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from hygiene.detection import PAT_PREFIX, find_secrets
 from hygiene.rules import export
 from tests.helpers import SecretGuard
 
@@ -91,3 +92,42 @@ def test_secretlint_finds_a_planted_pat_and_passes_placeholders(
         ("settings.py", 5),  # the bearer credential
         ("settings.py", 7),  # the access_token value
     ]
+
+
+# secretlint's matching (``@textlint/regexp-string-matcher``: flags "ug" added to each
+# `/source/flags`, the rule's `allows` tested on each match), run by node on many lines at once.
+NODE_MATCHER = r"""
+const input = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const compile = (s) => { const m = s.match(/^\/(.+)\/([guimysd]*)$/);
+  return new RegExp(m[1], [...new Set((m[2] + "ug").split(""))].join("")); };
+const patterns = input.patterns.map(compile), allows = input.allows.map(compile);
+const out = input.lines.map((line) => patterns.flatMap((p) => [...line.matchAll(p)]
+  .map((m) => m[0]).filter((s) => !allows.some((a) => { a.lastIndex = 0; return a.test(s); }))));
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _node_matches(lines: list[str]) -> list[list[str]]:
+    node = shutil.which("node")
+    assert node is not None, "node is missing: apt-get install -y npm (it brings node)"
+    options = json.loads(export("secretlint"))["rules"][0]["options"]
+    patterns = [p for entry in options["patterns"] for p in entry["patterns"]]
+    payload = json.dumps({"patterns": patterns, "allows": options["allows"], "lines": lines})
+    proc = subprocess.run(
+        [node, "-e", NODE_MATCHER], input=payload.encode(), capture_output=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    return list(json.loads(proc.stdout))
+
+
+def test_exported_javascript_patterns_agree_with_the_core(guard: SecretGuard) -> None:
+    shapes = ("x = '{}'", "Authorization: Bearer {}", '{{"access_token": "{}"}}', "{} ok")
+    lines = [f"key={guard.pat()}" for _ in range(40)]
+    lines += [shape.format(guard.session_token()) for shape in shapes[1:3] for _ in range(30)]
+    placeholders = ["x" * 12, "X" * 9 + "x", "Q" * 10, "your_token_here", "EXAMPLE12345678"]
+    lines += [shape.format(PAT_PREFIX + p) for shape in shapes for p in placeholders]
+    lines += ["Authorization: Bearer ${AIC_TOKEN}", "Authorization: Basic", "access_token=%s"]
+    lines += ["access_token = get_token()", "Authorization: Bearer <token>"]
+    for line, found in zip(lines, _node_matches(lines), strict=True):
+        core = [s.token.removeprefix(PAT_PREFIX) for s in find_secrets(line)]
+        assert found == core, "the JavaScript patterns and the core disagree on a line"
