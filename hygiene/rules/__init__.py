@@ -7,10 +7,13 @@ starts with comments naming what its target cannot express.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import typing
 
 from hygiene.rules import github, gitleaks, otel, secretlint, trufflehog, vector
 from hygiene.rules.model import ExportRule, RuleTranslationError, export_rules
+
+if typing.TYPE_CHECKING:  # the package's public names are its __all__ alone
+    from collections.abc import Callable
 
 __all__ = ["FORMATS", "ExportRule", "RuleTranslationError", "export", "export_rules"]
 

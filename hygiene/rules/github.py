@@ -12,6 +12,7 @@ import hashlib
 
 from hygiene import detection
 from hygiene.rules import dialects
+from hygiene.rules.formatting import header, quoted
 from hygiene.rules.model import (
     ExportRule,
     RuleTranslationError,
@@ -20,7 +21,6 @@ from hygiene.rules.model import (
     not_credential_regexes,
     placeholder_regexes,
 )
-from hygiene.rules.text import header, quoted
 
 USAGE = (
     "Use: for each pattern below, open New custom pattern, choose More options, copy each",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from hygiene.rules import dialects
+from hygiene.rules.formatting import header, quoted
 from hygiene.rules.model import (
     ExportRule,
     allow_marker_regex,
@@ -10,7 +11,6 @@ from hygiene.rules.model import (
     not_credential_regexes,
     placeholder_regexes,
 )
-from hygiene.rules.text import header, quoted
 
 USAGE = (
     "Use alone: gitleaks git --config aic-gitleaks.toml (gitleaks' default rules stay on).",

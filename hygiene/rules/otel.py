@@ -11,8 +11,8 @@ import json
 
 from hygiene import detection
 from hygiene.rules import dialects
+from hygiene.rules.formatting import header, quoted, single_quoted
 from hygiene.rules.model import ExportRule, export_rules
-from hygiene.rules.text import header, quoted, single_quoted
 
 USAGE = (
     "Use: merge these processors into the collector's config (contrib distribution) and",

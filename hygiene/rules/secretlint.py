@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from hygiene.rules import dialects
+from hygiene.rules.formatting import header
 from hygiene.rules.model import (
     ExportRule,
     allow_marker_regex,
@@ -18,7 +19,6 @@ from hygiene.rules.model import (
     not_credential_regexes,
     placeholder_regexes,
 )
-from hygiene.rules.text import header
 
 RULE_ID = "@secretlint/secretlint-rule-pattern"
 USAGE = (

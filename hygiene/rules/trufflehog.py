@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from hygiene.rules import dialects
+from hygiene.rules.formatting import header, quoted
 from hygiene.rules.model import (
     ExportRule,
     export_rules,
     not_credential_regexes,
     placeholder_regexes,
 )
-from hygiene.rules.text import header, quoted
 
 USAGE = (
     "Use: trufflehog filesystem . --config aic-trufflehog.yaml (or git, with the same flag).",

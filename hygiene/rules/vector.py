@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from hygiene import detection
 from hygiene.rules import dialects
+from hygiene.rules.formatting import header, quoted
 from hygiene.rules.model import ExportRule, export_rules
-from hygiene.rules.text import header, quoted
 
 USAGE = (
     "Use: merge this transforms block into vector.yaml, set inputs to your log sources, and",
