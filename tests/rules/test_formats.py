@@ -16,7 +16,7 @@ from hygiene import detection
 from hygiene.rules import FORMATS, export, export_rules
 from hygiene.rules.github import sample_lines
 from tests import strategies as sts
-from tests.helpers import SecretGuard, run_hygiene, secret_parts
+from tests.helpers import SecretGuard, run_hygiene
 from tests.rules import emulate
 
 if sys.version_info >= (3, 11):
@@ -173,9 +173,7 @@ REDACTORS = {
 @pytest.mark.parametrize("fmt", sorted(REDACTORS))
 @given(pat=sts.pats, cred=sts.bearer_credentials)
 def test_redaction_masks_tokens_and_keeps_the_keyword(fmt: str, pat: str, cred: str) -> None:
-    line = f'GET /x?t={pat} {{"authorization": "Bearer {cred}", "access_token": "{cred}"}}'
-    masked = emulate.redact(REDACTORS[fmt], line)
-    assert all(part not in masked for part in [*secret_parts(pat), *secret_parts(cred)])
-    assert '"authorization": "Bearer …"' in masked
-    assert '"access_token": "…"' in masked
-    assert detection.PAT_PREFIX + detection.ELLIPSIS in masked
+    shape = 'GET /x?t={} {{"authorization": "Bearer {}", "access_token": "{}"}}'
+    masked = emulate.redact(REDACTORS[fmt], shape.format(pat, cred, cred))
+    ellipsis = detection.ELLIPSIS
+    assert masked == shape.format(detection.PAT_PREFIX + ellipsis, ellipsis, ellipsis)
