@@ -51,6 +51,7 @@ EXPORTS: dict[str, list[str]] = {
         "revoke_all",
         "revoke_leaked",
     ],
+    "hygiene.rules": ["FORMATS", "ExportRule", "RuleTranslationError", "export", "export_rules"],
     "hygiene.scan": ["Detection", "Finding", "ScanRequest", "ScanResult", "run_scan"],
     "hygiene.scan.matcher": [
         "DEFAULT_CHUNK_SIZE",
