@@ -1,0 +1,61 @@
+"""The real-library battery: each test runs a real library in its own process.
+
+``HYGIENE_BATTERY_REPORT=path`` appends one JSON line per combination (library, mode, which
+placements leaked, what broke) to ``path``: the table of issue 11 is made from it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.masking.realworld.harness import Secrets, find_leaks
+
+
+@dataclass
+class Verdict:
+    """Collects what leaked and what broke in one combination, and fails the test on either."""
+
+    library: str = ""
+    mode: str = ""
+    leaks: list[str] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)
+
+    def search(self, outputs: dict[str, bytes], known: Secrets) -> None:
+        self.leaks += find_leaks(outputs, known)
+
+    def expect(self, ok: bool, what: str) -> None:
+        if not ok:
+            self.broken.append(what)
+
+
+@pytest.fixture
+def verdict(request: pytest.FixtureRequest) -> Iterator[Verdict]:
+    v = Verdict()
+    yield v
+    report = os.environ.get("HYGIENE_BATTERY_REPORT")
+    if report:
+        line = {
+            "test": request.node.nodeid,
+            "library": v.library,
+            "mode": v.mode,
+            "leaks": v.leaks,
+            "broken": v.broken,
+        }
+        with Path(report).open("a") as f:
+            f.write(json.dumps(line) + "\n")
+
+
+def judge(v: Verdict, *, masked: bool) -> None:
+    """A masked run: nothing leaked, nothing broke. An unmasked run: the search finds leaks
+    (the battery can fail) and the library works (the baseline the masked run is held to)."""
+    if masked:
+        assert (v.leaks, v.broken) == ([], []), f"{v.library} {v.mode}"
+    else:
+        assert v.leaks, f"{v.library}: the unmasked run shows no secret (the search is blind)"
+        assert not v.broken, f"{v.library} unmasked: {v.broken}"
