@@ -12,6 +12,7 @@ import contextlib
 import http.client
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -27,6 +28,8 @@ from hygiene.masking.integrations.rendered import looks_like_random_credential
 from tests.helpers import REPO_ROOT
 
 APPS = Path(__file__).parent / "apps"
+# One access-log line per request, werkzeug's colours included.
+ACCESS = re.compile(rb'HTTP/1\.1(?:\x1b\[[0-9;]*m)?" \d{3}')
 PIECE = 12  # no 12-character piece of a secret may appear anywhere
 
 

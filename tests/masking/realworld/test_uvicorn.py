@@ -14,7 +14,7 @@ from tests.masking.realworld import harness
 from tests.masking.realworld.conftest import Verdict, judge
 from tests.masking.realworld.sentry_events import grouping_problems
 
-ACCESS = re.compile(rb'"(GET|POST) /[^"]* HTTP/1\.1" \d{3}')
+ACCESS = harness.ACCESS
 
 
 def serve(mode: str, tmp_path: Path, known: harness.Secrets) -> tuple[dict[str, bytes], list[int]]:
