@@ -261,6 +261,9 @@ def send_traffic(port: int, known: Secrets, rounds: int = 1) -> list[int]:
                 conn.request(ex.method, ex.path, body=ex.body or None, headers=ex.headers)
                 resp = conn.getresponse()
                 data = resp.read()
+            except http.client.RemoteDisconnected:  # http.server drops a request that raised
+                statuses.append(0)
+                continue
             finally:
                 conn.close()
             statuses.append(resp.status)
