@@ -25,11 +25,21 @@ def test_client(library: str, mode: str, tmp_path: Path, verdict: Verdict) -> No
     verdict.search(outputs, known)
     stderr = outputs["stderr.log"]
     verdict.expect(b"--- Logging error ---" not in stderr, "logging error dumps")
-    verdict.expect(b"call failed" in stderr and b"Traceback" in stderr and b"UpstreamError" in stderr, "the exception's traceback is missing")
+    verdict.expect(
+        b"call failed" in stderr and b"Traceback" in stderr and b"UpstreamError" in stderr,
+        "the exception's traceback is missing",
+    )
     verdict.expect(stderr.count(b"token refresh failed for") == 3, "error lines missing")
-    responses = stderr.count(b"response ") if library != "botocore" else stderr.count(b"fetched secret")
-    verdict.expect(responses == (7 if library != "botocore" else 1), f"{responses} responses logged")
+    responses = (
+        stderr.count(b"response ") if library != "botocore" else stderr.count(b"fetched secret")
+    )
+    verdict.expect(
+        responses == (7 if library != "botocore" else 1), f"{responses} responses logged"
+    )
     if library == "botocore":  # no over-masking where there is no secret
-        verdict.expect(b"secrets-manager.CreateSecret: calling handler" in stderr, "botocore's CreateSecret event names masked")
+        verdict.expect(
+            b"secrets-manager.CreateSecret: calling handler" in stderr,
+            "botocore's CreateSecret event names masked",
+        )
         verdict.expect(b":secret:app-db-AbCdEf" in stderr, "the ARN's secret: segment masked")
     judge(verdict, masked=mode != "none")

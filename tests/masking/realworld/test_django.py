@@ -16,7 +16,11 @@ def test_django_runserver(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     verdict.library, verdict.mode = "django runserver+admin mail", mode
     port = harness.free_port()
     argv = [sys.executable, "-m", "django", "runserver", f"127.0.0.1:{port}"]
-    env = {"DJANGO_SETTINGS_MODULE": "django_site.settings", "HYGIENE_APP_MODE": mode, "HYGIENE_WORKDIR": str(tmp_path)}
+    env = {
+        "DJANGO_SETTINGS_MODULE": "django_site.settings",
+        "HYGIENE_APP_MODE": mode,
+        "HYGIENE_WORKDIR": str(tmp_path),
+    }
     app = harness.start("", mode, tmp_path, port, argv=argv, env=env)
     known = harness.Secrets()
     statuses = harness.send_traffic(app.port, known, rounds=2)
@@ -24,10 +28,16 @@ def test_django_runserver(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     verdict.search(outputs, known)
     everything = b"".join(outputs.values())
     access = harness.ACCESS.findall(outputs["stderr.log"] + outputs["stdout.log"])
-    verdict.expect(len(access) == len(statuses), f"access log: {len(access)} lines for {len(statuses)} requests")
+    verdict.expect(
+        len(access) == len(statuses),
+        f"access log: {len(access)} lines for {len(statuses)} requests",
+    )
     verdict.expect(b"--- Logging error ---" not in everything, "logging error dumps")
     mails = b"".join(v for k, v in outputs.items() if k.startswith("mail/"))
     verdict.expect(mails.count(b"Subject: ") >= 2, "no admin e-mail for the 500s")
-    verdict.expect(b"Traceback" in mails and b"UpstreamError" in mails and b"Traceback: None" not in mails, "admin e-mail without its traceback")
+    verdict.expect(
+        b"Traceback" in mails and b"UpstreamError" in mails and b"Traceback: None" not in mails,
+        "admin e-mail without its traceback",
+    )
     verdict.expect(b"Request data not supplied" not in mails, "admin e-mail without request data")
     judge(verdict, masked=mode != "none")

@@ -10,7 +10,9 @@ from tests.masking.realworld import harness
 from tests.masking.realworld.conftest import Verdict, judge
 
 
-def serve(script: str, mode: str, tmp_path: Path, known: harness.Secrets) -> tuple[dict[str, bytes], list[int]]:
+def serve(
+    script: str, mode: str, tmp_path: Path, known: harness.Secrets
+) -> tuple[dict[str, bytes], list[int]]:
     app = harness.start(script, mode, tmp_path)
     statuses = harness.send_traffic(app.port, known, rounds=2)
     return harness.stop(app), statuses
@@ -24,8 +26,14 @@ def test_http_server(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     verdict.search(outputs, known)
     stderr = outputs["stderr.log"]
     requests = stderr.count(b'HTTP/1.1" ')
-    verdict.expect(requests == len(statuses) - 2, f"request log: {requests} lines for {len(statuses) - 2} answered requests")
-    verdict.expect(b"Exception occurred during processing of request" in stderr and b"UpstreamError" in stderr, "the error report is missing")
+    verdict.expect(
+        requests == len(statuses) - 2,
+        f"request log: {requests} lines for {len(statuses) - 2} answered requests",
+    )
+    verdict.expect(
+        b"Exception occurred during processing of request" in stderr and b"UpstreamError" in stderr,
+        "the error report is missing",
+    )
     judge(verdict, masked=mode != "none")
 
 
@@ -37,7 +45,13 @@ def test_aiohttp_server(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     verdict.search(outputs, known)
     stderr = outputs["stderr.log"]
     access = harness.ACCESS.findall(stderr)
-    verdict.expect(len(access) == len(statuses), f"access log: {len(access)} lines for {len(statuses)} requests")
+    verdict.expect(
+        len(access) == len(statuses),
+        f"access log: {len(access)} lines for {len(statuses)} requests",
+    )
     verdict.expect(b"--- Logging error ---" not in stderr, "logging error dumps")
-    verdict.expect(b"Error handling request" in stderr and b"UpstreamError" in stderr, "the 500's traceback is missing")
+    verdict.expect(
+        b"Error handling request" in stderr and b"UpstreamError" in stderr,
+        "the 500's traceback is missing",
+    )
     judge(verdict, masked=mode != "none")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import signal
 import sys
 from pathlib import Path
@@ -55,9 +54,15 @@ def test_gunicorn(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     verdict.search(outputs, known)
     everything = outputs["stdout.log"] + outputs["stderr.log"]
     access = ACCESS.findall(everything)
-    verdict.expect(len(access) == len(statuses), f"access log: {len(access)} lines for {len(statuses)} requests")
+    verdict.expect(
+        len(access) == len(statuses),
+        f"access log: {len(access)} lines for {len(statuses)} requests",
+    )
     verdict.expect(b"--- Logging error ---" not in everything, "logging error dumps")
-    verdict.expect(b"Error handling request" in everything and b"UpstreamError" in everything, "the 500's traceback is missing")
+    verdict.expect(
+        b"Error handling request" in everything and b"UpstreamError" in everything,
+        "the 500's traceback is missing",
+    )
     judge(verdict, masked=mode != "none")
 
 
@@ -71,7 +76,13 @@ def test_flask_werkzeug(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     verdict.search(outputs, known)
     everything = outputs["stdout.log"] + outputs["stderr.log"]
     access = ACCESS.findall(everything)
-    verdict.expect(len(access) == len(statuses), f"access log: {len(access)} lines for {len(statuses)} requests")
+    verdict.expect(
+        len(access) == len(statuses),
+        f"access log: {len(access)} lines for {len(statuses)} requests",
+    )
     verdict.expect(b"--- Logging error ---" not in everything, "logging error dumps")
-    verdict.expect(b"Traceback" in everything and b"UpstreamError" in everything, "the 500's traceback is missing")
+    verdict.expect(
+        b"Traceback" in everything and b"UpstreamError" in everything,
+        "the 500's traceback is missing",
+    )
     judge(verdict, masked=mode != "none")

@@ -26,7 +26,9 @@ def upstream(known: Secrets) -> Iterator[str]:
             pat, cookie = random_credential(PAT_PREFIX), random_credential()
             known.created += [pat, cookie]
             arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:app-db-AbCdEf"
-            body = json.dumps({"token": pat, "SecretString": pat, "ARN": arn, "Name": "app-db"}).encode()
+            body = json.dumps(
+                {"token": pat, "SecretString": pat, "ARN": arn, "Name": "app-db"}
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Set-Cookie", f"sessionid={cookie}; HttpOnly")

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import logging.config
 
-from aiohttp import web
-
 import common
+from aiohttp import web
 
 
 async def everything(request: web.Request) -> web.Response:
     body = await request.read()
-    status, payload = common.handle(request.method, request.path, request.query_string, dict(request.headers), body)
+    status, payload = common.handle(
+        request.method, request.path, request.query_string, dict(request.headers), body
+    )
     return web.json_response(payload, status=status)
 
 

@@ -41,13 +41,25 @@ def setup(mode: str) -> None:
 def calls(s: dict[str, Any], url: str) -> list[tuple[str, str, dict[str, str], bytes]]:
     basic = base64.b64encode(f"{s['basic_user']}:{s['basic_password']}".encode()).decode()
     form = f"username=ada&password={s['form_password']}&access_token={s['form_token']}"
-    login = json.dumps({"username": "ada", "password": s["json_password"], "access_token": s["json_pat"]})
+    login = json.dumps(
+        {"username": "ada", "password": s["json_password"], "access_token": s["json_pat"]}
+    )
     return [
-        ("GET", f"{url}/items?q=1&access_token={s['query_session']}", {"Authorization": f"Bearer {s['bearer']}"}, b""),
+        (
+            "GET",
+            f"{url}/items?q=1&access_token={s['query_session']}",
+            {"Authorization": f"Bearer {s['bearer']}"},
+            b"",
+        ),
         ("GET", f"{url}/items?access_token={s['query_pat']}", {}, b""),
         ("GET", f"{url}/items", {"Authorization": f"Basic {basic}"}, b""),
         ("POST", f"{url}/login", {"Content-Type": "application/json"}, login.encode()),
-        ("POST", f"{url}/login", {"Content-Type": "application/x-www-form-urlencoded"}, form.encode()),
+        (
+            "POST",
+            f"{url}/login",
+            {"Content-Type": "application/x-www-form-urlencoded"},
+            form.encode(),
+        ),
         ("GET", f"{url}/items", {"Cookie": f"sessionid={s['cookie']}"}, b""),
         ("POST", f"{url}/tokens", {}, b"{}"),
     ]
@@ -79,7 +91,12 @@ def with_http_client(s: dict[str, Any], url: str) -> None:
         parts = urllib.parse.urlsplit(target)
         conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=10)
         conn.set_debuglevel(1)
-        conn.request(method, parts.path + ("?" + parts.query if parts.query else ""), body=body or None, headers=headers)
+        conn.request(
+            method,
+            parts.path + ("?" + parts.query if parts.query else ""),
+            body=body or None,
+            headers=headers,
+        )
         resp = conn.getresponse()
         LOG.info("response %s: %s", resp.status, resp.read().decode())
         conn.close()
@@ -91,7 +108,9 @@ def with_aiohttp(s: dict[str, Any], url: str) -> None:
     async def run() -> None:
         async with aiohttp.ClientSession() as session:
             for method, target, headers, body in calls(s, url):
-                async with session.request(method, target, headers=headers, data=body or None) as resp:
+                async with session.request(
+                    method, target, headers=headers, data=body or None
+                ) as resp:
                     LOG.info("response %s %s: %s", resp.status, resp.url, await resp.text())
 
     asyncio.run(run())

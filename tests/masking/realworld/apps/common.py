@@ -59,7 +59,8 @@ def fail(headers: dict[str, str], params: dict[str, str]) -> None:
     """Raise an exception holding a PAT, with a session token in a plainly named local."""
     lowered = {k.lower(): v for k, v in headers.items()}
     current = lowered.get("authorization", "").split(" ")[-1]  # an ordinary name
-    raise UpstreamError(f"upstream rejected {params.get('access_token')} (user {len(current)})")
+    reason = f"upstream rejected {params.get('access_token')}"
+    raise UpstreamError(reason, len(current))  # `current` on the raise line: diagnosers show it
 
 
 def args() -> tuple[str, Path, int]:

@@ -40,12 +40,20 @@ def setup_logging(mode: str) -> None:
 
 def application(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
     """The plain WSGI app gunicorn serves."""
-    headers = {k[5:].replace("_", "-").title(): v for k, v in environ.items() if k.startswith("HTTP_")}
+    headers = {
+        k[5:].replace("_", "-").title(): v for k, v in environ.items() if k.startswith("HTTP_")
+    }
     if environ.get("CONTENT_TYPE"):
         headers["Content-Type"] = environ["CONTENT_TYPE"]
     length = int(environ.get("CONTENT_LENGTH") or 0)
     body = environ["wsgi.input"].read(length) if length else b""
-    status, payload = common.handle(environ["REQUEST_METHOD"], environ["PATH_INFO"], environ.get("QUERY_STRING", ""), headers, body)
+    status, payload = common.handle(
+        environ["REQUEST_METHOD"],
+        environ["PATH_INFO"],
+        environ.get("QUERY_STRING", ""),
+        headers,
+        body,
+    )
     start_response(f"{status} X", [("Content-Type", "application/json")])
     return [json.dumps(payload).encode()]
 
@@ -57,14 +65,24 @@ def flask_app() -> Any:
 
     @app.route("/<path:path>", methods=["GET", "POST"])
     def everything(path: str) -> Response:
-        status, payload = common.handle(request.method, "/" + path, request.query_string.decode(), dict(request.headers), request.get_data())
+        status, payload = common.handle(
+            request.method,
+            "/" + path,
+            request.query_string.decode(),
+            dict(request.headers),
+            request.get_data(),
+        )
         return Response(json.dumps(payload), status=status, mimetype="application/json")
 
     return app
 
 
 if "HYGIENE_APP_MODE" in os.environ:  # imported by gunicorn
-    setup_logging(os.environ["HYGIENE_APP_MODE"] if os.environ["HYGIENE_APP_MODE"] != "integration" else "install")
+    setup_logging(
+        os.environ["HYGIENE_APP_MODE"]
+        if os.environ["HYGIENE_APP_MODE"] != "integration"
+        else "install"
+    )
 
 if __name__ == "__main__":
     mode, workdir, port = common.args()

@@ -31,7 +31,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "filters": {"redact": {"()": "hygiene.masking.RedactingFilter"}} if _FILTERS else {},
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
-    "handlers": {"app": {"class": "logging.StreamHandler", "formatter": "plain", "filters": _FILTERS}},
+    "handlers": {
+        "app": {"class": "logging.StreamHandler", "formatter": "plain", "filters": _FILTERS}
+    },
     "loggers": {"app": {"handlers": ["app"], "level": "INFO", "propagate": False}},
 }
 
@@ -39,7 +41,9 @@ if MODE == "integration":
     from hygiene.masking.integrations import django as masking
 
     LOGGING = masking.logging_config(LOGGING)
-    DEFAULT_EXCEPTION_REPORTER_FILTER = "hygiene.masking.integrations.django.RedactingExceptionReporterFilter"
+    DEFAULT_EXCEPTION_REPORTER_FILTER = (
+        "hygiene.masking.integrations.django.RedactingExceptionReporterFilter"
+    )
 
 if MODE == "install":
     import common
