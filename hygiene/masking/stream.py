@@ -27,6 +27,8 @@ BLOCK: Final = 1 << 20
 MAX_LINE: Final = 8 << 20
 # A cut inside an over-long line keeps this much back, so no token is split by it.
 _KEEP: Final = 8192
+# How far past a cut a value may start and still belong to a key before the cut.
+_REACH: Final = 1024
 
 _HINTS: Final = (
     *(h.encode() for h in KEY_HINTS),
@@ -133,9 +135,11 @@ def mask_long_line(data: bytes, limit: int) -> tuple[bytes, int, bool]:
     kept: list[Span] = []
     resume, runs_on = cut, False
     for span in spans:
-        if span.start >= cut:
+        # A value just past the cut may belong to a key before it (`password= ` | `hunter2`):
+        # it goes with this part, and the output resumes after it.
+        if span.start >= cut + _REACH:
             break
-        if span.end > cut:  # a secret across the cut: masked whole, the output resumes after it
+        if span.end > resume:
             resume = span.end
             if span.end == len(whole):
                 runs_on = True
