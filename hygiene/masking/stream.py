@@ -127,6 +127,8 @@ def mask_long_line(data: bytes, limit: int) -> tuple[bytes, int, bool]:
     Returns the masked part, how many bytes of ``data`` it covers, and whether a masked token
     runs on past the end of ``data`` (the caller then drops the rest of its characters).
     """
+    while 0 < limit < len(data) and data[limit] & 0xC0 == 0x80:
+        limit -= 1  # not inside a character: the part decodes as a prefix of the whole
     text = data[:limit].decode("utf-8", "surrogateescape")
     whole = data.decode("utf-8", "surrogateescape")
     space = max(text.rfind(" "), text.rfind("\t"))
