@@ -109,22 +109,30 @@ def _redact_message(record: logging.LogRecord) -> None:
             # `logger.info("%(user)s", {...})`: keys the message does not use are still there.
             record.args = _masked_args(args)
         return
-    if args and isinstance(record.msg, str) and _mask_in_place(record, record.msg, args):
+    if args and isinstance(record.msg, str) and _mask_in_place(record, record.msg, args, masked):
         return
     record.msg, record.args = masked, _NO_ARGS  # split secret: no shape keeps it hidden
 
 
-def _mask_in_place(record: logging.LogRecord, msg: str, args: Any) -> bool:
-    """Mask the template and each argument; True if the result renders clean."""
-    new_msg, new_args = mask(msg), _masked_args(args)
+def _mask_in_place(record: logging.LogRecord, msg: str, args: Any, masked: str) -> bool:
+    """Mask each argument (and the template, if it holds a secret itself); True when that
+    renders exactly the masked message (so it is clean: masking is idempotent)."""
+    new_args = _masked_args(args)
+    if _renders(msg, new_args, masked):
+        record.msg, record.args = msg, new_args
+        return True
+    template = mask(msg)
+    if template is not msg and _renders(template, new_args, masked):
+        record.msg, record.args = template, new_args
+        return True
+    return False
+
+
+def _renders(template: str, args: Any, expected: str) -> bool:
     try:
-        rendered = new_msg % new_args
+        return bool(template % args == expected)
     except Exception:
         return False
-    if mask(rendered) is not rendered:
-        return False
-    record.msg, record.args = new_msg, new_args
-    return True
 
 
 def _masked_args(args: Any) -> Any:
