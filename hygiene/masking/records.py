@@ -116,7 +116,7 @@ def _redact_message(record: logging.LogRecord) -> None:
 
 def _mask_in_place(record: logging.LogRecord, msg: str, args: Any, masked: str) -> bool:
     """Mask each argument (and the template, if it holds a secret itself); True when that
-    renders exactly the masked message (so it is clean: masking is idempotent)."""
+    renders clean."""
     new_args = _masked_args(args)
     if _renders(msg, new_args, masked):
         record.msg, record.args = msg, new_args
@@ -129,10 +129,13 @@ def _mask_in_place(record: logging.LogRecord, msg: str, args: Any, masked: str) 
 
 
 def _renders(template: str, args: Any, expected: str) -> bool:
+    """Whether ``template % args`` renders clean: the masked message itself (the usual case,
+    no second pass), or another text without a secret (masked bytes render as escapes)."""
     try:
-        return bool(template % args == expected)
+        rendered = template % args
     except Exception:
         return False
+    return bool(rendered == expected) or mask(rendered) is rendered
 
 
 def _masked_args(args: Any) -> Any:
