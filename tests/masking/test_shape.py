@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterator
 
 import pytest
 
@@ -18,7 +17,7 @@ from tests.masking.conftest import stream_handler
 class AccessFormatter(logging.Formatter):
     """What uvicorn's access formatter does: unpack exactly five arguments."""
 
-    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+    def formatMessage(self, record: logging.LogRecord) -> str:
         client, method, path, version, status = record.args  # type: ignore[misc]
         return f'{client} - "{method} {path} HTTP/{version}" {status}'
 
@@ -106,7 +105,7 @@ def test_a_secret_split_between_template_and_argument_is_still_hidden(
 
 
 @pytest.fixture
-def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[logging.LogRecord]]:
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[logging.LogRecord]:
     seen: list[logging.LogRecord] = []
     real = records.redact_record
 
@@ -117,7 +116,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[logging.LogRecord]
     monkeypatch.setattr(records, "redact_record", counting)
     # `hygiene.masking.install` is also the function's name: reach the module itself.
     monkeypatch.setattr(sys.modules["hygiene.masking.install"], "redact_record", counting)
-    yield seen
+    return seen
 
 
 def test_a_record_is_masked_once_however_many_handlers_and_hooks(
