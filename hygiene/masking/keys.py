@@ -12,6 +12,7 @@ of token-like keys keep the core's masked form (its tail lets a human match the 
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 from hygiene.detection import ELLIPSIS, PAT_PREFIX, masked_form
@@ -63,6 +64,7 @@ _NOT_SECRETS: Final = frozenset({"PWD", "OLDPWD"})
 _STRIP: Final = str.maketrans("", "", "_-.")
 
 
+@functools.lru_cache(maxsize=4096)  # keys repeat: a log holds few distinct ones
 def _compact(key: str) -> str:
     return key.lower().translate(_STRIP)
 
@@ -79,7 +81,8 @@ def is_masked(value: str) -> bool:
     stripped = value.strip()
     if not stripped or set(stripped) <= {"*"}:
         return True
-    return stripped.startswith((ELLIPSIS, PAT_PREFIX + ELLIPSIS))
+    # A masked form is short: a long value that starts with `…` is not one.
+    return len(stripped) <= 16 and stripped.startswith((ELLIPSIS, PAT_PREFIX + ELLIPSIS))
 
 
 def masked_value(key: str, value: str) -> str:

@@ -1,28 +1,35 @@
 """``RedactingFilter``: a ``logging.Filter`` after which no handler writes a secret.
 
-It masks, on the record itself (so every later handler and formatter sees masked data):
+It masks the record itself (so every later handler and formatter sees masked data) and keeps
+its shape, because formatters and handlers read more than the rendered message:
 
-* the rendered message (``getMessage()``: the secret may sit in the template, in an argument
-  of any type, or be split across both); a record whose format fails is rendered safely
-  instead of raising;
-* mapping arguments (``logger.info("%(user)s", {...})``) whose unused keys hold secrets;
-* exceptions: ``exc_info`` is rendered (chained causes included), masked into ``exc_text``
-  and cleared, so formatters that render ``exc_info`` themselves cannot print the raw text or
-  the frames' locals; an ``exc_text`` cached by an earlier handler is masked too;
+* ``args`` keeps its type, length and keys: each argument is masked in place (a string becomes
+  its masked string; another object is replaced by its masked text only when its ``str`` or
+  ``repr`` held a secret), so uvicorn's access formatter still unpacks its five arguments and
+  Sentry still groups by the template. The template (``msg``) is masked only if it holds a
+  secret itself. Only when a secret is split between the template and an argument
+  (``"Bearer %s"``) does the record get the masked message as ``msg`` and empty ``args``. A
+  record whose format fails is rendered safely instead of raising.
+* ``exc_info`` stays an exception of the same type with its traceback: a masked copy when it,
+  its notes or its chained causes render a secret (:mod:`hygiene.masking.exceptions`), and
+  ``exc_text`` is set to the masked rendering, which the standard formatters print. When no
+  faithful copy exists, ``exc_info`` is cleared and the masked text stays.
 * ``stack_info`` and every ``extra=`` attribute (copies; the caller's objects are untouched);
-* structlog ``ProcessorFormatter`` records, whose ``msg`` is the event dict.
+  structlog ``ProcessorFormatter`` records, whose ``msg`` is the event dict.
 
-A record without secrets keeps its ``msg`` and ``args`` objects. Records with a secret in the
-message get the masked text as ``msg`` and empty ``args``. The filter never raises and never
-drops a record; running it twice (two handlers) changes nothing more.
+A masked record is marked by the type of its ``args`` (a ``tuple``/``dict`` subclass, so no
+attribute shows up in JSON formatters' output): the filter on a second handler, or after
+:func:`hygiene.masking.install` masked the record when it was made, returns at once. The filter
+never raises and never drops a record.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final
 
+from hygiene.masking.exceptions import mask_exception
 from hygiene.masking.text import mask
 from hygiene.masking.values import mask_value
 
@@ -33,6 +40,20 @@ _FORMATTER: Final = logging.Formatter()
 _UNMASKABLE: Final = "[hygiene.masking: this record could not be masked; its content is withheld]"
 
 
+class MaskedArgs(tuple):  # type: ignore[type-arg]
+    """A masked record's positional ``args``: a plain tuple to everyone, a mark to us."""
+
+    __slots__ = ()
+
+
+class MaskedMapping(dict):  # type: ignore[type-arg]
+    """A masked record's mapping ``args`` (``logger.info("%(user)s", {...})``)."""
+
+
+_NO_ARGS: Final = MaskedArgs()
+_MARKS: Final = (MaskedArgs, MaskedMapping)
+
+
 class RedactingFilter(logging.Filter):
     """Masks secrets in every record it sees; attach it to handlers (or use :func:`install`).
 
@@ -41,20 +62,37 @@ class RedactingFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        # This runs on every logging call of the process: the common case (a clean message,
-        # no exception, no extras) is kept to a few checks in this one function.
-        try:
-            if type(record.msg) is dict and not record.args:
-                _redact_event_dict(record)
-            else:
-                _redact_message(record)
-            if record.exc_info or record.exc_text or record.stack_info:
-                _redact_exception(record)
-            if len(record.__dict__) > _STANDARD_COUNT:
-                _redact_extras(record)
-        except Exception:  # a filter that raises breaks the caller's logging call
-            _blank(record)
+        if type(record.args) not in _MARKS:
+            redact_record(record)
         return True
+
+
+def redact_record(record: logging.LogRecord) -> None:
+    """Mask ``record`` in place and mark it; never raises (see the module docs)."""
+    # This runs on every logging call of the process: the common case (a clean message,
+    # no exception, no extras) is kept to a few checks.
+    try:
+        if type(record.msg) is dict and not record.args:
+            _redact_event_dict(record)
+        else:
+            _redact_message(record)
+        if record.exc_info or record.exc_text or record.stack_info:
+            _redact_exception(record)
+        if len(record.__dict__) > _STANDARD_COUNT:
+            _redact_extras(record)
+        _mark(record)
+    except Exception:  # a filter that raises breaks the caller's logging call
+        _blank(record)
+
+
+def _mark(record: logging.LogRecord) -> None:
+    args = record.args
+    if not args:
+        record.args = _NO_ARGS
+    elif type(args) is tuple:
+        record.args = MaskedArgs(args)
+    elif isinstance(args, Mapping) and type(args) not in _MARKS:
+        record.args = MaskedMapping(args)
 
 
 def _redact_message(record: logging.LogRecord) -> None:
@@ -62,26 +100,56 @@ def _redact_message(record: logging.LogRecord) -> None:
         message = record.getMessage()
     except Exception:
         # The handler would report the failure with the raw arguments: render them masked.
-        record.msg, record.args = mask(_fallback_message(record)), ()
+        record.msg, record.args = mask(_fallback_message(record)), _NO_ARGS
         return
     masked = mask(message)
-    if masked is not message:
-        # Only records that held a secret lose their args (pitfall 4 of the notes).
-        record.msg, record.args = masked, ()
-    elif type(record.args) is not tuple and _mapping_args_hold_secret(record):
-        record.msg, record.args = message, ()
+    args = record.args
+    if masked is message:
+        if args and type(args) is not tuple and isinstance(args, Mapping):
+            # `logger.info("%(user)s", {...})`: keys the message does not use are still there.
+            record.args = _masked_args(args)
+        return
+    if args and isinstance(record.msg, str) and _mask_in_place(record, record.msg, args, masked):
+        return
+    record.msg, record.args = masked, _NO_ARGS  # split secret: no shape keeps it hidden
+
+
+def _mask_in_place(record: logging.LogRecord, msg: str, args: Any, masked: str) -> bool:
+    """Mask each argument (and the template, if it holds a secret itself); True when that
+    renders clean."""
+    new_args = _masked_args(args)
+    if _renders(msg, new_args, masked):
+        record.msg, record.args = msg, new_args
+        return True
+    template = mask(msg)
+    if template is not msg and _renders(template, new_args, masked):
+        record.msg, record.args = template, new_args
+        return True
+    return False
+
+
+def _renders(template: str, args: Any, expected: str) -> bool:
+    """Whether ``template % args`` renders clean: the masked message itself (the usual case,
+    no second pass), or another text without a secret (masked bytes render as escapes)."""
+    try:
+        rendered = template % args
+    except Exception:
+        return False
+    return bool(rendered == expected) or mask(rendered) is rendered
+
+
+def _masked_args(args: Any) -> Any:
+    if isinstance(args, Mapping):
+        return MaskedMapping(
+            {k: mask_value(v, k if isinstance(k, str) else None) for k, v in args.items()}
+        )
+    return MaskedArgs(mask_value(a) for a in args)
 
 
 def _redact_event_dict(record: logging.LogRecord) -> None:
     masked = mask_value(record.msg)  # structlog's ProcessorFormatter passes the event dict
     if masked is not record.msg:
         record.msg = masked
-
-
-def _mapping_args_hold_secret(record: logging.LogRecord) -> bool:
-    # `logger.info("%(user)s", {...})`: keys the message does not use are still in `args`.
-    args = record.args
-    return isinstance(args, Mapping) and mask_value(args) is not args
 
 
 def _fallback_message(record: logging.LogRecord) -> str:
@@ -95,10 +163,16 @@ def _redact_exception(record: logging.LogRecord) -> None:
     if record.stack_info:
         record.stack_info = mask(record.stack_info)
     exc_info = record.exc_info
-    if exc_info and exc_info[0] is not None:
-        text = record.exc_text or _FORMATTER.formatException(exc_info)
+    if exc_info and exc_info[0] is not None and exc_info[1] is not None:
+        masked = mask_exception(exc_info[1])
+        if masked is None:  # no faithful copy: the masked text is all handlers get
+            text = record.exc_text or _FORMATTER.formatException(exc_info)
+            record.exc_info = None
+        else:
+            if masked is not exc_info[1]:
+                record.exc_info = (type(masked), masked, exc_info[2])
+            text = record.exc_text or _FORMATTER.formatException(record.exc_info)  # type: ignore[arg-type]
         record.exc_text = mask(text)
-        record.exc_info = None
     elif record.exc_text:
         record.exc_text = mask(record.exc_text)
 
@@ -115,7 +189,7 @@ def _redact_extras(record: logging.LogRecord) -> None:
 def _blank(record: logging.LogRecord) -> None:
     """Last resort when masking failed: keep the record, drop everything it carried."""
     try:
-        record.msg, record.args = _UNMASKABLE, ()
+        record.msg, record.args = _UNMASKABLE, _NO_ARGS
         record.exc_info, record.exc_text, record.stack_info = None, None, None
         for name in [n for n in record.__dict__ if n not in _STANDARD_ATTRS]:
             del record.__dict__[name]

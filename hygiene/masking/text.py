@@ -6,19 +6,26 @@ What is masked:
 * Any credential after ``Authorization`` (any scheme, even a short one), to the syntactic end
   of the value: the closing quote of a quoted value (``&``, ``;`` and spaces included), a
   delimiter for an unquoted one. The scheme word stays readable (``Bearer …k3Xz``).
-* ``Bearer <credential>`` outside a header, when the credential looks random.
+* ``Bearer <credential>`` outside a header, when the credential looks random; ``Basic
+  <base64>`` anywhere (gunicorn's ``%({authorization}i)s`` prints it with no header name) when
+  it decodes to ``user:password``.
 * Values of sensitive keys (:mod:`hygiene.masking.keys`) in JSON (escaped JSON inside JSON
   too), dict repr with either quote, ``(b'key', b'value')`` tuples, query strings, form bodies,
   ``key=value`` and ``Key: value`` lines.
 * The password of a URL's userinfo (``https://user:…@host``).
 
 Speed: a cheap case-insensitive substring gate runs first and only the rules whose hint is in
-the text run, anchored at the hint (measured in ``bench/mask_bench.py``). Idempotent: nothing a
+the text run, anchored at the hint (measured in ``bench/mask_bench.py``). Linear time: every
+rule goes left to right and resumes after what it masked, no value is walked more than a
+bounded number of times, and tokens of any length are masked whole (the core's
+``MAX_TOKEN_LENGTH`` bounds the scanner's read-ahead, not masking). Idempotent: nothing a
 replacement leaves behind matches again. ANSI colour codes are looked through.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Callable
 from typing import Final
@@ -35,9 +42,14 @@ _ANSI: Final = re.compile(r"\x1b(?:\[[0-9;:?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|
 _ASCII_LOWER: Final = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 _BEARER: Final = re.compile(
-    r"(?i:bearer)[ \t]+(?P<cred>(?:[A-Za-z0-9._~+/%-]|\\/){8,4096}=*)(?![A-Za-z0-9._~+/=%…-])"
+    r"(?i:bearer)[ \t]+(?P<cred>(?:[A-Za-z0-9._~+/%-]|\\/){8,}=*)(?![A-Za-z0-9._~+/=%…-])"
 )
-_USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]{1,1024})@""")
+_BASIC: Final = re.compile(
+    r"(?i:basic)[ \t]+(?P<cred>[A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=._~%…-])"
+)
+_USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]+)@""")
+# The rest of a token the core's pattern cut at MAX_TOKEN_LENGTH.
+_PAT_TAIL: Final = re.compile(r"[A-Za-z0-9_-]*")
 
 
 def mask(text: str) -> str:
@@ -52,10 +64,14 @@ def mask(text: str) -> str:
     has_key = _has_key_hint(low)
     # `I` first: a capital I is rarer than any other letter of `AIC` (see _has_key_hint).
     has_pat = "I" in text and "AIC" in text
-    if not (has_key or has_pat or ("b" in low and "bearer" in low) or "@" in text):
+    if not (has_key or has_pat or ("b" in low and _has_scheme(low)) or "@" in text):
         return text
     spans = find_spans(text, low, has_key=has_key)
     return splice(text, spans) if spans else text
+
+
+def _has_scheme(low: str) -> bool:
+    return "bearer" in low or "basic" in low
 
 
 def _has_key_hint(low: str) -> bool:
@@ -91,6 +107,8 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
         add_key_spans(text, low, spans)
     if "bearer" in low:
         spans.extend(_anchored_spans(text, low, "bearer", _bearer_span))
+    if "basic" in low:
+        spans.extend(_anchored_spans(text, low, "basic", _basic_span))
     if "@" in text and "://" in text:
         spans.extend(_anchored_spans(text, low, "://", _userinfo_span))
     return without_overlaps(spans)
@@ -98,18 +116,24 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
 
 def _pat_spans(text: str) -> list[Span]:
     found: list[Span] = []
-    for m in _PAT_RULE.text.finditer(text):
+    m = _PAT_RULE.text.search(text)
+    while m is not None:
+        end = _PAT_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]  # * matches
         if _PAT_RULE.accepts(m["cred"]):
-            found.append(Span(m.start(), m.end(), core.masked_form(m[0])))
+            found.append(Span(m.start(), end, core.masked_form(text[m.start() : end])))
+        m = _PAT_RULE.text.search(text, end)
     return found
 
 
 def _urlencoded_pat_spans(text: str) -> list[Span]:
     found: list[Span] = []
-    for m in _PAT_URLENCODED_RULE.text.finditer(text):
-        if _PAT_URLENCODED_RULE.accepts(m.group("cred")):
-            token = core.PAT_PREFIX + m.group("cred")
-            found.append(Span(m.start(), m.end(), core.masked_form(token)))
+    m = _PAT_URLENCODED_RULE.text.search(text)
+    while m is not None:
+        end = _PAT_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]  # * matches
+        if _PAT_URLENCODED_RULE.accepts(m["cred"]):
+            token = core.PAT_PREFIX + text[m.start("cred") : end]
+            found.append(Span(m.start(), end, core.masked_form(token)))
+        m = _PAT_URLENCODED_RULE.text.search(text, end)
     return found
 
 
@@ -122,7 +146,7 @@ def _anchored_spans(
         span = at(text, pos)
         if span is not None:
             found.append(span)
-        pos = low.find(hint, pos + len(hint))
+        pos = low.find(hint, span.end if span is not None else pos + len(hint))
     return found
 
 
@@ -134,6 +158,22 @@ def _bearer_span(text: str, pos: int) -> Span | None:
     if cred.startswith(core.PAT_PREFIX) or not core.looks_like_credential(cred.replace("\\/", "/")):
         return None
     return Span(m.start("cred"), m.end("cred"), safe_masked_form(cred))
+
+
+def _basic_span(text: str, pos: int) -> Span | None:
+    """``Basic <base64 of user:password>``: hidden whole (its tail would give bits away)."""
+    m = _BASIC.match(text, pos)
+    if m is None or not _is_basic_credential(m.group("cred")):
+        return None
+    return Span(m.start("cred"), m.end("cred"), core.ELLIPSIS)
+
+
+def _is_basic_credential(cred: str) -> bool:
+    try:
+        decoded = base64.b64decode(cred + "=" * (-len(cred) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded
 
 
 def _userinfo_span(text: str, pos: int) -> Span | None:

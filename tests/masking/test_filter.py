@@ -122,7 +122,10 @@ def test_clean_record_is_left_untouched() -> None:
     msg = record.msg
     assert RedactingFilter().filter(record) is True
     assert record.msg is msg
-    assert record.args is args
+    # The same objects, in the tuple subclass that marks the record as masked.
+    assert isinstance(record.args, tuple)
+    assert len(record.args) == 2
+    assert all(a is b for a, b in zip(record.args, args, strict=True))
 
 
 def test_masked_record_keeps_callers_objects_and_is_idempotent(guard: SecretGuard) -> None:
