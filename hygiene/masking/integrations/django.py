@@ -24,7 +24,7 @@ from typing import Any, Final
 from django.utils.log import DEFAULT_LOGGING, AdminEmailHandler
 from django.views.debug import SafeExceptionReporterFilter
 
-from hygiene.masking.integrations.dictconfig import with_redaction
+from hygiene.masking.integrations.dictconfig import FILTER_NAME, with_redaction
 from hygiene.masking.integrations.rendered import mask_local, mask_rendered
 from hygiene.masking.values import mask_value
 
@@ -39,10 +39,22 @@ def logging_config(config: Mapping[str, Any] | None = None) -> dict[str, Any]:
             merged[section].update(copy.deepcopy(dict(value)))
         else:
             merged[section] = copy.deepcopy(value)
-    for handler in merged.get("handlers", {}).values():
+    mail = []
+    for name, handler in merged.get("handlers", {}).items():
         if handler.get("class") == "django.utils.log.AdminEmailHandler":
             handler["class"] = ADMIN_EMAIL_HANDLER
-    return with_redaction(merged)
+            mail.append(name)
+    result = with_redaction(merged)
+    for name in mail:
+        # The e-mail handler masks what it sends; the record filter would turn its `request`
+        # (whose repr holds the URL) into text, and the e-mail would lose the request data.
+        handler = result["handlers"][name]
+        handler["filters"] = [f for f in handler["filters"] if f != FILTER_NAME]
+    for logger in [*result.get("loggers", {}).values(), result.get("root", {})]:
+        # Filters change the record in place: the e-mail handler goes first, to see it whole.
+        names = logger.get("handlers", [])
+        logger["handlers"] = [n for n in names if n in mail] + [n for n in names if n not in mail]
+    return result
 
 
 class RedactingAdminEmailHandler(AdminEmailHandler):  # type: ignore[misc]

@@ -17,6 +17,24 @@ import pytest
 from tests.masking.realworld.harness import Secrets, find_leaks
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.realworld)
+
+
+def by_design(reason: str) -> pytest.MarkDecorator:
+    """A combination that leaks by design (the output never reaches what that mode covers):
+    strict, so the day it passes the mark must go."""
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
+def core_gap(reason: str) -> pytest.MarkDecorator:
+    """A combination the masking core does not handle yet (FINDINGS.md): strict as well."""
+    return pytest.mark.xfail(strict=True, reason=reason)
+
+
 @dataclass
 class Verdict:
     """Collects what leaked and what broke in one combination, and fails the test on either."""

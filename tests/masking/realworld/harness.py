@@ -12,6 +12,7 @@ import contextlib
 import http.client
 import json
 import os
+import quopri
 import re
 import secrets
 import signal
@@ -104,6 +105,9 @@ def _percent_encoded(secret: str) -> str:
 def find_leaks(outputs: dict[str, bytes], known: Secrets) -> list[str]:
     """Where any form of any secret appears, as ``placement: form in file`` (never the value)."""
     texts = {name: data.decode("utf-8", "replace") for name, data in outputs.items()}
+    for name, data in outputs.items():
+        if name.startswith("mail/"):  # e-mails are quoted-printable: `=3D`, soft line breaks
+            texts[name + " (decoded)"] = quopri.decodestring(data).decode("utf-8", "replace")
     leaks = []
     for placement, secret in known.named().items():
         for form, text in forms(secret):
@@ -123,8 +127,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+_PASSED_ENV = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_ENV", "SYSTEMROOT"})
+
+
 def _env(extra: dict[str, str] | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
+    # A small environment: Django's admin e-mail lists the process environment.
+    env = {k: v for k, v in os.environ.items() if k in _PASSED_ENV}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), str(APPS)])
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra or {})

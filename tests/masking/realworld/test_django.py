@@ -8,10 +8,27 @@ from pathlib import Path
 import pytest
 
 from tests.masking.realworld import harness
-from tests.masking.realworld.conftest import Verdict, judge
+from tests.masking.realworld.conftest import Verdict, by_design, core_gap, judge
+
+MODES = [
+    "none",
+    pytest.param(
+        "install",
+        marks=core_gap(
+            "the record filter turns the `request` extra into masked text, so AdminEmailHandler reports 'Request data not supplied' (FINDINGS.md)"
+        ),
+    ),
+    pytest.param(
+        "dictconfig",
+        marks=by_design(
+            "a filter on the app's own handler leaves Django's default handlers (django.server, mail_admins) unfiltered: Django needs logging_config()"
+        ),
+    ),
+    "integration",
+]
 
 
-@pytest.mark.parametrize("mode", ["none", "install", "dictconfig", "integration"])
+@pytest.mark.parametrize("mode", MODES)
 def test_django_runserver(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     verdict.library, verdict.mode = "django runserver+admin mail", mode
     port = harness.free_port()
