@@ -42,6 +42,8 @@ def grouping_problems(raw: bytes, expected: int) -> list[str]:
     ]
     if not failed or not frames:
         problems.append("Sentry exception event without its stack trace")
+    if b'"type":"log"' not in raw.replace(b" ", b"") or b"issued token {token}" not in raw:
+        problems.append("Sentry logs missing, or their template changed")
     if not any(e.get("request", {}).get("headers") for e in evs):
         problems.append("Sentry events without request data")
     return problems

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from uvicorn.config import LOGGING_CONFIG
 
 from hygiene.masking.integrations.uvicorn import log_config
 from tests.masking.realworld import harness
@@ -18,8 +19,8 @@ ACCESS = harness.ACCESS
 
 def serve(mode: str, tmp_path: Path, known: harness.Secrets) -> tuple[dict[str, bytes], list[int]]:
     argv = None
-    if mode == "cli":
-        config = log_config()
+    if mode.startswith("cli"):
+        config = log_config() if mode == "cli" else json.loads(json.dumps(LOGGING_CONFIG))
         config["loggers"]["app"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
         (tmp_path / "log.json").write_text(json.dumps(config))
         port = harness.free_port()
@@ -35,7 +36,7 @@ def serve(mode: str, tmp_path: Path, known: harness.Secrets) -> tuple[dict[str, 
             "--log-config",
             str(tmp_path / "log.json"),
         ]
-        app = harness.start("", mode, tmp_path, port, argv=argv)
+        app = harness.start("", mode, tmp_path, port, argv=argv, env={"HYGIENE_APP_MODE": mode})
     else:
         app = harness.start("uvicorn_app.py", mode, tmp_path)
     statuses = harness.send_traffic(app.port, known, rounds=2)
@@ -51,6 +52,7 @@ MODES = [
     "install",
     "dictconfig",
     "cli",
+    "cli-install",
     pytest.param("sentry-install", marks=NO_HOOKS),
     "sentry",
 ]

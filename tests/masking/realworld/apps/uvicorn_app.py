@@ -2,7 +2,8 @@
 
 Modes: ``none`` (no masking), ``install`` (``basicConfig`` + ``install()`` at start-up, then
 ``uvicorn.run``), ``dictconfig`` (``log_config=`` the uvicorn recipe), ``cli`` (imported by
-``python -m uvicorn --log-config``), ``sentry-install`` / ``sentry`` (Sentry with a file
+``python -m uvicorn --log-config``), ``cli-install`` (imported by ``python -m uvicorn``,
+calling ``install()`` at import), ``sentry-install`` / ``sentry`` (Sentry with a file
 transport, without / with the Sentry recipe; both with ``install()``).
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 app = FastAPI()
+SENTRY = False
 
 
 @app.api_route("/{path:path}", methods=["GET", "POST"])
@@ -26,6 +29,11 @@ async def everything(request: Request, path: str) -> JSONResponse:
     status, payload = common.handle(
         request.method, "/" + path, request.url.query, dict(request.headers), body
     )
+    if path == "tokens" and SENTRY:
+        import sentry_sdk
+
+        # A Sentry log (enable_logs): its template and parameters go through before_send_log.
+        sentry_sdk.logger.info("issued token {token}", token=payload["token"])
     headers = {"Set-Cookie": f"sessionid={common.new_pat()}; HttpOnly"} if path == "login" else None
     return JSONResponse(payload, status_code=status, headers=headers)
 
@@ -78,6 +86,8 @@ def main() -> None:
     if mode in ("none", "install") or mode.startswith("sentry"):
         logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     if mode.startswith("sentry"):
+        global SENTRY
+        SENTRY = True
         init_sentry(workdir, recipe=mode == "sentry")
     if mode != "none" and mode != "dictconfig":
         common.attach(mode)
@@ -91,3 +101,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+elif os.environ.get("HYGIENE_APP_MODE") == "cli-install":
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    common.attach("install")
