@@ -133,7 +133,9 @@ _PASSED_ENV = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "VIRTUAL_EN
 def _env(extra: dict[str, str] | None) -> dict[str, str]:
     # A small environment: Django's admin e-mail lists the process environment.
     env = {k: v for k, v in os.environ.items() if k in _PASSED_ENV}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT), str(APPS)])
+    # HYGIENE_BATTERY_CORE: another checkout's `hygiene` for the apps (to compare cores).
+    core = os.environ.get("HYGIENE_BATTERY_CORE", str(REPO_ROOT))
+    env["PYTHONPATH"] = os.pathsep.join([core, str(APPS)])
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra or {})
     return env
