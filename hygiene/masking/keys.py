@@ -61,6 +61,9 @@ KEY_HINTS: Final = (
 # Shell variables that only look sensitive: the working directory is not a password.
 _NOT_SECRETS: Final = frozenset({"PWD", "OLDPWD"})
 
+# How masked forms start: hidden, a PAT's, a URL-encoded PAT's.
+_MASKED_STARTS: Final = (ELLIPSIS, PAT_PREFIX + ELLIPSIS, "pat%5FAIC%5F" + ELLIPSIS)
+
 _STRIP: Final = str.maketrans("", "", "_-.")
 
 
@@ -82,7 +85,7 @@ def is_masked(value: str) -> bool:
     if not stripped or set(stripped) <= {"*"}:
         return True
     # A masked form is short: a long value that starts with `…` is not one.
-    return len(stripped) <= 16 and stripped.startswith((ELLIPSIS, PAT_PREFIX + ELLIPSIS))
+    return len(stripped) <= 20 and stripped.replace("%5f", "%5F").startswith(_MASKED_STARTS)
 
 
 def masked_value(key: str, value: str) -> str:

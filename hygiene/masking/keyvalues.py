@@ -124,7 +124,7 @@ def _value_span(text: str, key_start: int, key_end: int, lines: _Lines) -> Span 
     if m.group("comma") is not None and not _is_tuple(text, key_start, m.group("kq"), quote):
         return None
     start = m.end()
-    if text.startswith(_TEMPLATE_STARTS, start) or (not quote and _opens_code(text, start)):
+    if text.startswith(_TEMPLATE_STARTS, start) or (not quote and _opens_code(text, start, m)):
         return None  # judged before walking the value: linear time (module docs)
     line_end = lines.end_of(start)
     lowered = key.lower()
@@ -143,9 +143,17 @@ def _value_span(text: str, key_start: int, key_end: int, lines: _Lines) -> Span 
     return _value_replacement(text, key, start, end, quoted=bool(quote))
 
 
-def _opens_code(text: str, start: int) -> bool:
-    return text[start : start + 1] in ("{", "[", "(", "<") or (
-        _CODE.match(text, start, start + _SHORT) is not None
+def _opens_code(text: str, start: int, m: re.Match[str]) -> bool:
+    """A value that opens a structure, or code in a source line (``token = get_token()``:
+    spaces around ``=``, as Python is written and traceback lines show it)."""
+    if text[start : start + 1] in ("{", "[", "(", "<"):
+        return True
+    sep = m.start("sep")
+    return (
+        m.group("sep") == "="
+        and text[sep - 1 : sep] == " "
+        and text[sep + 1 : sep + 2] == " "
+        and _CODE.match(text, start, start + _SHORT) is not None
     )
 
 

@@ -14,9 +14,11 @@ invalid UTF-8 comes out byte for byte) and masked.
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
 from hygiene.detection import ELLIPSIS
 from hygiene.masking.keys import KEY_HINTS
@@ -40,6 +42,9 @@ _HINTS: Final = (
 )
 # URLs are everywhere in logs; only those with a password in their userinfo need masking.
 _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
+# Hyperscan finds every hint in one pass; below this size the plain finds cost less.
+_HYPERSCAN_FROM: Final = 1 << 16
+_SCRATCH: Final = threading.local()
 # Characters a token or credential may go on with past a cut.
 _TOKEN_BYTES: Final = re.compile(rb"[A-Za-z0-9._~+/=%-]*")
 
@@ -67,6 +72,67 @@ def mask_line(line: bytes) -> bytes:
 
 
 def _lines_with_hints(data: bytes) -> list[tuple[int, int]]:
+    if len(data) >= _HYPERSCAN_FROM:
+        ends = _hyperscan_hint_ends(data)
+        if ends is not None:
+            return _lines_at(data, ends)
+    return _lines_found(data)
+
+
+def _lines_at(data: bytes, ends: list[int]) -> list[tuple[int, int]]:
+    lines: list[tuple[int, int]] = []
+    for end in sorted(ends):
+        if lines and end <= lines[-1][1]:
+            continue  # on a line already noted
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        stop = data.find(b"\n", end - 1)
+        lines.append((start, len(data) if stop == -1 else stop))
+    return lines
+
+
+def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
+    """Where hints end in ``data``, all found in one SIMD pass; None without Hyperscan."""
+    try:
+        db, scratch = _hyperscan()
+    except Exception:  # no wheel for this platform, or it does not load: the Python finds
+        return None
+    ends: list[int] = []
+
+    def collect(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+        ends.append(end)
+
+    db.scan(data, match_event_handler=collect, scratch=scratch)
+    return ends
+
+
+def _hyperscan() -> tuple[Any, Any]:
+    local = _SCRATCH.__dict__
+    if "pair" not in local:  # a scratch space per thread (the guard writes from any thread)
+        import hyperscan
+
+        db = _hint_database()
+        local["pair"] = (db, hyperscan.Scratch(db))
+    return local["pair"]  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _hint_database() -> Any:
+    import hyperscan
+
+    # The userinfo pattern without its bounds (a wider net; bounded repeats compile slowly).
+    userinfo = rb"""://[^/\s:@'"<>]*:[^/\s@'"<>]+@"""
+    expressions = [re.escape(h) for h in _HINTS] + [userinfo]
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    db.compile(
+        expressions=expressions,
+        ids=list(range(len(expressions))),
+        elements=len(expressions),
+        flags=[hyperscan.HS_FLAG_CASELESS] * len(_HINTS) + [0],
+    )
+    return db
+
+
+def _lines_found(data: bytes) -> list[tuple[int, int]]:
     low = data.lower()
     lines: dict[int, int] = {}
     for hint in _HINTS:

@@ -42,7 +42,7 @@ _ANSI: Final = re.compile(r"\x1b(?:\[[0-9;:?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|
 _ASCII_LOWER: Final = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
 _BEARER: Final = re.compile(
-    r"(?i:bearer)[ \t]+(?P<cred>(?:[A-Za-z0-9._~+/%-]|\\/){8,}=*)(?![A-Za-z0-9._~+/=%…-])"
+    r"(?i:bearer)[ \t]+(?P<cred>(?:[A-Za-z0-9._~+/=%-]|\\/){8,})(?![A-Za-z0-9._~+/=%…-])"
 )
 _BASIC: Final = re.compile(
     r"(?i:basic)[ \t]+(?P<cred>[A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=._~%…-])"
@@ -131,8 +131,13 @@ def _urlencoded_pat_spans(text: str) -> list[Span]:
     while m is not None:
         end = _PAT_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]  # * matches
         if _PAT_URLENCODED_RULE.accepts(m["cred"]):
+            # The masked form keeps the encoded prefix: a plain `pat_AIC_` here could join a
+            # `pat_AIC_` just before it into a new match on a second pass.
             token = core.PAT_PREFIX + text[m.start("cred") : end]
-            found.append(Span(m.start(), end, core.masked_form(token)))
+            masked = core.masked_form(token).replace(
+                core.PAT_PREFIX, text[m.start() : m.start("cred")], 1
+            )
+            found.append(Span(m.start(), end, masked))
         m = _PAT_URLENCODED_RULE.text.search(text, end)
     return found
 
