@@ -31,7 +31,15 @@ from tests.helpers import REPO_ROOT
 APPS = Path(__file__).parent / "apps"
 # One access-log line per request, werkzeug's colours included.
 ACCESS = re.compile(rb'HTTP/1\.1(?:\x1b\[[0-9;]*m)?" \d{3}')
-PIECE = 12  # no 12-character piece of a secret may appear anywhere
+PIECE = 12
+ROUNDS = 3  # every exchange is sent this many times to each server (33 requests)
+
+
+def access_lines(data: bytes) -> int:
+    """Access-log lines written (logging's error dump quotes the message: not counted)."""
+    return sum(
+        1 for line in data.splitlines() if ACCESS.search(line) and not line.startswith(b"Message: ")
+    )  # no 12-character piece of a secret may appear anywhere
 
 
 def random_credential(prefix: str = "") -> str:

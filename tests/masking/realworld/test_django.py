@@ -40,14 +40,14 @@ def test_django_runserver(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     }
     app = harness.start("", mode, tmp_path, port, argv=argv, env=env)
     known = harness.Secrets()
-    statuses = harness.send_traffic(app.port, known, rounds=2)
+    statuses = harness.send_traffic(app.port, known, rounds=harness.ROUNDS)
     outputs = harness.stop(app)
     verdict.search(outputs, known)
     everything = b"".join(outputs.values())
-    access = harness.ACCESS.findall(outputs["stderr.log"] + outputs["stdout.log"])
+    access = harness.access_lines(outputs["stderr.log"] + outputs["stdout.log"])
     verdict.expect(
-        len(access) == len(statuses),
-        f"access log: {len(access)} lines for {len(statuses)} requests",
+        access == len(statuses),
+        f"access log: {access} lines for {len(statuses)} requests",
     )
     verdict.expect(b"--- Logging error ---" not in everything, "logging error dumps")
     mails = b"".join(v for k, v in outputs.items() if k.startswith("mail/"))

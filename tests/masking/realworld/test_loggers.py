@@ -102,7 +102,7 @@ def test_logging_library(library: str, mode: str, tmp_path: Path, verdict: Verdi
     verdict.library, verdict.mode = library, mode
     known = harness.Secrets()
     app = harness.start("logger_server.py", mode, tmp_path, env={"HYGIENE_LOGGER": library})
-    harness.send_traffic(app.port, known, rounds=2)
+    harness.send_traffic(app.port, known, rounds=harness.ROUNDS)
     outputs = harness.stop(app)
     verdict.search(outputs, known)
     check_output(library, outputs, verdict, known)

@@ -14,8 +14,6 @@ from tests.masking.realworld import harness
 from tests.masking.realworld.conftest import Verdict, by_design, judge
 from tests.masking.realworld.sentry_events import grouping_problems
 
-ACCESS = harness.ACCESS
-
 
 def serve(mode: str, tmp_path: Path, known: harness.Secrets) -> tuple[dict[str, bytes], list[int]]:
     argv = None
@@ -39,7 +37,7 @@ def serve(mode: str, tmp_path: Path, known: harness.Secrets) -> tuple[dict[str, 
         app = harness.start("", mode, tmp_path, port, argv=argv, env={"HYGIENE_APP_MODE": mode})
     else:
         app = harness.start("uvicorn_app.py", mode, tmp_path)
-    statuses = harness.send_traffic(app.port, known, rounds=2)
+    statuses = harness.send_traffic(app.port, known, rounds=harness.ROUNDS)
     return harness.stop(app), statuses
 
 
@@ -67,10 +65,10 @@ def test_uvicorn_fastapi(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     known = harness.Secrets()
     outputs, statuses = serve(mode, tmp_path, known)
     verdict.search(outputs, known)
-    access = ACCESS.findall(outputs["stdout.log"] + outputs["stderr.log"])
+    access = harness.access_lines(outputs["stdout.log"] + outputs["stderr.log"])
     verdict.expect(
-        len(access) == len(statuses),
-        f"access log: {len(access)} lines for {len(statuses)} requests",
+        access == len(statuses),
+        f"access log: {access} lines for {len(statuses)} requests",
     )
     verdict.expect(b"--- Logging error ---" not in outputs["stderr.log"], "logging error dumps")
     stderr = outputs["stderr.log"]
@@ -83,6 +81,6 @@ def test_uvicorn_fastapi(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     if "sentry" in mode:
         verdict.expect("sentry.envelopes" in outputs, "no Sentry envelope captured")
         verdict.broken += grouping_problems(
-            outputs.get("sentry.envelopes", b""), expected=2 * len(known.grouped)
+            outputs.get("sentry.envelopes", b""), expected=harness.ROUNDS * len(known.grouped)
         )
     judge(verdict, masked=mode != "none")

@@ -13,7 +13,6 @@ from tests.masking.realworld.conftest import Verdict, judge
 
 # `%({authorization}i)s` prints the header's value with no key beside it.
 GUNICORN_ACCESS = '%(h)s "%(r)s" %(s)s auth="%({authorization}i)s" cookie="%({cookie}i)s"'
-ACCESS = harness.ACCESS
 
 
 def gunicorn_conf(mode: str, tmp_path: Path, port: int) -> Path:
@@ -49,14 +48,14 @@ def test_gunicorn(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     argv = [sys.executable, "-m", "gunicorn", "-c", str(conf), "wsgi_app:application"]
     app = harness.start("", mode, tmp_path, port, argv=argv, env={"HYGIENE_APP_MODE": mode})
     known = harness.Secrets()
-    statuses = harness.send_traffic(app.port, known, rounds=2)
+    statuses = harness.send_traffic(app.port, known, rounds=harness.ROUNDS)
     outputs = harness.stop(app, signal.SIGTERM)
     verdict.search(outputs, known)
     everything = outputs["stdout.log"] + outputs["stderr.log"]
-    access = ACCESS.findall(everything)
+    access = harness.access_lines(everything)
     verdict.expect(
-        len(access) == len(statuses),
-        f"access log: {len(access)} lines for {len(statuses)} requests",
+        access == len(statuses),
+        f"access log: {access} lines for {len(statuses)} requests",
     )
     verdict.expect(b"--- Logging error ---" not in everything, "logging error dumps")
     verdict.expect(
@@ -71,14 +70,14 @@ def test_flask_werkzeug(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     verdict.library, verdict.mode = "flask+werkzeug", mode
     app = harness.start("wsgi_app.py", mode, tmp_path)
     known = harness.Secrets()
-    statuses = harness.send_traffic(app.port, known, rounds=2)
+    statuses = harness.send_traffic(app.port, known, rounds=harness.ROUNDS)
     outputs = harness.stop(app)
     verdict.search(outputs, known)
     everything = outputs["stdout.log"] + outputs["stderr.log"]
-    access = ACCESS.findall(everything)
+    access = harness.access_lines(everything)
     verdict.expect(
-        len(access) == len(statuses),
-        f"access log: {len(access)} lines for {len(statuses)} requests",
+        access == len(statuses),
+        f"access log: {access} lines for {len(statuses)} requests",
     )
     verdict.expect(b"--- Logging error ---" not in everything, "logging error dumps")
     verdict.expect(
