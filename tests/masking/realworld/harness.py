@@ -285,6 +285,9 @@ def send_traffic(port: int, known: Secrets, rounds: int = 1) -> list[int]:
             finally:
                 conn.close()
             statuses.append(resp.status)
+            cookie = resp.getheader("Set-Cookie") or ""
+            if cookie.startswith("sessionid="):  # a session the app handed out
+                known.created.append(cookie.split(";")[0].removeprefix("sessionid="))
             if ex.path == "/tokens":
                 token = json.loads(data)["token"]
                 known.created.append(token)

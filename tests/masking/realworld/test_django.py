@@ -10,21 +10,20 @@ import pytest
 from tests.masking.realworld import harness
 from tests.masking.realworld.conftest import Verdict, by_design, core_gap, judge
 
+INSTALL_GAP = (
+    "install() masks records as they are made: the `request` extra (its repr holds the URL) "
+    "becomes text, so AdminEmailHandler reports 'Request data not supplied' (FINDINGS.md)"
+)
+OWN_HANDLER_ONLY = (
+    "a filter on the app's own handler leaves Django's default handlers (django.server, "
+    "mail_admins) unfiltered: Django needs logging_config()"
+)
 MODES = [
     "none",
-    pytest.param(
-        "install",
-        marks=core_gap(
-            "the record filter turns the `request` extra into masked text, so AdminEmailHandler reports 'Request data not supplied' (FINDINGS.md)"
-        ),
-    ),
-    pytest.param(
-        "dictconfig",
-        marks=by_design(
-            "a filter on the app's own handler leaves Django's default handlers (django.server, mail_admins) unfiltered: Django needs logging_config()"
-        ),
-    ),
+    pytest.param("install", marks=core_gap(INSTALL_GAP)),
+    pytest.param("dictconfig", marks=by_design(OWN_HANDLER_ONLY)),
     "integration",
+    pytest.param("integration-install", marks=core_gap(INSTALL_GAP)),
 ]
 
 

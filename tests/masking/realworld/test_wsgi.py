@@ -40,13 +40,16 @@ def gunicorn_conf(mode: str, tmp_path: Path, port: int) -> Path:
     return path
 
 
-@pytest.mark.parametrize("mode", ["none", "install", "dictconfig", "integration"])
+@pytest.mark.parametrize("mode", ["none", "install", "dictconfig", "integration", "pipe"])
 def test_gunicorn(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     verdict.library, verdict.mode = "gunicorn", mode
     port = harness.free_port()
     conf = gunicorn_conf(mode, tmp_path, port)
     argv = [sys.executable, "-m", "gunicorn", "-c", str(conf), "wsgi_app:application"]
-    app = harness.start("", mode, tmp_path, port, argv=argv, env={"HYGIENE_APP_MODE": mode})
+    if mode == "pipe":  # gunicorn ... 2>&1 | hygiene mask
+        argv = [sys.executable, str(harness.APPS / "piped.py"), *argv]
+    app_mode = "none" if mode == "pipe" else mode
+    app = harness.start("", mode, tmp_path, port, argv=argv, env={"HYGIENE_APP_MODE": app_mode})
     known = harness.Secrets()
     statuses = harness.send_traffic(app.port, known, rounds=harness.ROUNDS)
     outputs = harness.stop(app, signal.SIGTERM)

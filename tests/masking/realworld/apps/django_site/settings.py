@@ -2,7 +2,7 @@
 
 ``HYGIENE_APP_MODE``: ``none``, ``install`` (``install()`` at the end of the settings),
 ``dictconfig`` (the README's filter on the app's own handler), ``integration`` (the Django
-recipe: ``logging_config()`` and the reporter filter).
+recipe: ``logging_config()`` and the reporter filter), ``integration-install`` (both).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ LOGGING = {
     "loggers": {"app": {"handlers": ["app"], "level": "INFO", "propagate": False}},
 }
 
-if MODE == "integration":
+if MODE.startswith("integration"):
     from hygiene.masking.integrations import django as masking
 
     LOGGING = masking.logging_config(LOGGING)
@@ -45,7 +45,7 @@ if MODE == "integration":
         "hygiene.masking.integrations.django.RedactingExceptionReporterFilter"
     )
 
-if MODE == "install":
+if MODE in ("install", "integration-install"):
     import common
 
     common.attach(MODE)
