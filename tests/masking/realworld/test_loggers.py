@@ -23,6 +23,8 @@ COMBINATIONS = [
     ("structlog-stdlib", "install"),
     ("loguru", "none"),
     ("loguru", "integration"),
+    ("loguru-json", "none"),
+    ("loguru-json", "integration"),
     ("otel", "none"),
     ("otel", "install"),
     ("otel", "integration"),
@@ -74,6 +76,16 @@ def check_output(
         v.expect(
             b"request failed" in stdout and b"UpstreamError" in stdout and b"Traceback" in stdout,
             "the exception is missing",
+        )
+    elif library == "loguru-json":
+        lines = json_lines(stderr)
+        v.expect(
+            lines is not None and len(lines) > 20, "loguru's serialized lines invalid or missing"
+        )
+        failed = failure_line(lines or [])
+        v.expect(
+            "UpstreamError" in failed and "Traceback" in failed,
+            "the exception is missing from the JSON",
         )
     elif library == "loguru":
         v.expect(

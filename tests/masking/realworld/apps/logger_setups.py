@@ -101,7 +101,7 @@ def structlog_json(mode: str, workdir: Path) -> Finish:
 def structlog_console(mode: str, workdir: Path) -> Finish:
     import structlog
 
-    _structlog(mode, structlog.dev.ConsoleRenderer(colors=False))
+    _structlog(mode, structlog.dev.ConsoleRenderer(colors=True))  # ANSI codes around values
     return _nothing
 
 
@@ -130,24 +130,19 @@ def structlog_stdlib(mode: str, workdir: Path) -> Finish:
     return _nothing
 
 
-def loguru(mode: str, workdir: Path) -> Finish:
+def loguru(mode: str, workdir: Path, *, serialize: bool = False) -> Finish:
     from loguru import logger
 
     logger.remove()
+    options: dict[str, Any] = {"diagnose": True, "backtrace": True, "serialize": serialize}
+    options["format"] = "{time} {level} {message} {extra}"
     if mode == "integration":
         from hygiene.masking.integrations import loguru as masking
 
         logger.configure(patcher=masking.patcher)  # type: ignore[arg-type]
-        logger.add(
-            masking.sink(sys.stderr),
-            diagnose=True,
-            backtrace=True,
-            format="{time} {level} {message} {extra}",
-        )
+        logger.add(masking.sink(sys.stderr), **options)
     else:
-        logger.add(
-            sys.stderr, diagnose=True, backtrace=True, format="{time} {level} {message} {extra}"
-        )
+        logger.add(sys.stderr, **options)
 
     def emit(level: str, msg: str, args: tuple[Any, ...], extra: dict[str, Any], exc: bool) -> None:
         bound = logger.bind(**extra).opt(exception=exc)
@@ -189,5 +184,6 @@ SETUPS: dict[str, Callable[[str, Path], Finish]] = {
     "structlog-console": structlog_console,
     "structlog-stdlib": structlog_stdlib,
     "loguru": loguru,
+    "loguru-json": lambda mode, workdir: loguru(mode, workdir, serialize=True),
     "otel": otel,
 }
