@@ -41,6 +41,7 @@ if MODE.startswith("integration"):
     from hygiene.masking.integrations import django as masking
 
     LOGGING = masking.logging_config(LOGGING)
+    LOGGING["handlers"]["mail_admins"]["include_html"] = True  # the HTML report shows locals
     DEFAULT_EXCEPTION_REPORTER_FILTER = (
         "hygiene.masking.integrations.django.RedactingExceptionReporterFilter"
     )
