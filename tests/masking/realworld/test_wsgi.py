@@ -61,6 +61,12 @@ def test_gunicorn(mode: str, tmp_path: Path, verdict: Verdict) -> None:
         f"access log: {access} lines for {len(statuses)} requests",
     )
     verdict.expect(b"--- Logging error ---" not in everything, "logging error dumps")
+    # gunicorn prints "-" for an absent header: it is no secret.
+    verdict.expect(
+        b'auth="-" cookie="-"' in everything, 'an absent cookie ("-") masked as a secret'
+    )
+    if mode != "none":
+        verdict.known_gap('an absent cookie ("-") masked')
     verdict.expect(
         b"Error handling request" in everything and b"UpstreamError" in everything,
         "the 500's traceback is missing",
