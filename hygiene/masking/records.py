@@ -69,8 +69,27 @@ class RedactingFilter(logging.Filter):
 
 def redact_record(record: logging.LogRecord) -> None:
     """Mask ``record`` in place and mark it; never raises (see the module docs)."""
-    # This runs on every logging call of the process: the common case (a clean message,
-    # no exception, no extras) is kept to a few checks.
+    # This runs on every logging call of the process: the common case (a str template, no
+    # exception, no extras, a clean message) is decided here without another call.
+    msg, args = record.msg, record.args
+    if (
+        type(msg) is str
+        and len(record.__dict__) == _STANDARD_COUNT
+        and not (record.exc_info or record.exc_text or record.stack_info)
+        and (not args or type(args) is tuple)
+    ):
+        try:
+            message = msg % args if args else msg  # what getMessage() renders for a str
+        except Exception:  # noqa: S110 - a bad format: the full path renders it safely
+            pass
+        else:
+            if mask(message) is message:
+                record.args = MaskedArgs(args) if args else _NO_ARGS
+                return
+    _redact_fully(record)
+
+
+def _redact_fully(record: logging.LogRecord) -> None:
     try:
         if type(record.msg) is dict and not record.args:
             _redact_event_dict(record)

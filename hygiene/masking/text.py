@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import Final
 
 from hygiene import detection as core
+from hygiene.masking.gate import has_hint
 from hygiene.masking.keys import is_masked, safe_masked_form
 from hygiene.masking.keyvalues import add_key_spans
 from hygiene.masking.spans import Span, splice, without_overlaps
@@ -38,6 +39,8 @@ from hygiene.masking.spans import Span, splice, without_overlaps
 # The core's two PAT rules: plain, then URL-encoded.
 _PAT_RULE, _PAT_URLENCODED_RULE = (rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
 
+# From this length on, one Hyperscan pass is the cheaper gate (see gate.py).
+_LONG: Final = 256
 _ANSI: Final = re.compile(r"\x1b(?:\[[0-9;:?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _ASCII_LOWER: Final = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
@@ -57,6 +60,8 @@ def mask(text: str) -> str:
 
     Text without secrets is returned as is (the same object).
     """
+    if len(text) >= _LONG and has_hint(text) is False:
+        return text
     if "\x1b" in text:
         return _mask_through_ansi(text)
     # The gate: this runs on every log record, and most hold no hint at all.
