@@ -30,7 +30,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from hygiene.masking.exceptions import mask_exception
-from hygiene.masking.text import mask
+from hygiene.masking.spans import Span, splice
+from hygiene.masking.text import mask, secret_spans
 from hygiene.masking.values import mask_value
 
 _PLAIN_RECORD: Final = logging.LogRecord("", logging.INFO, "", 0, "", None, None)
@@ -72,21 +73,35 @@ def redact_record(record: logging.LogRecord) -> None:
     # This runs on every logging call of the process: the common case (a str template, no
     # exception, no extras, a clean message) is decided here without another call.
     msg, args = record.msg, record.args
-    if (
-        type(msg) is str
-        and len(record.__dict__) == _STANDARD_COUNT
-        and not (record.exc_info or record.exc_text or record.stack_info)
-        and (not args or type(args) is tuple)
-    ):
-        try:
-            message = msg % args if args else msg  # what getMessage() renders for a str
-        except Exception:  # noqa: S110 - a bad format: the full path renders it safely
-            pass
-        else:
-            if mask(message) is message:
-                record.args = MaskedArgs(args) if args else _NO_ARGS
-                return
+    try:
+        if (
+            type(msg) is str
+            and len(record.__dict__) == _STANDARD_COUNT
+            and not (record.exc_info or record.exc_text or record.stack_info)
+            and (not args or type(args) is tuple)
+        ):
+            message = _rendered(msg, args)
+            if message is not None:
+                spans = secret_spans(message)
+                if not spans:
+                    record.args = MaskedArgs(args) if args else _NO_ARGS
+                    return
+                masked_args = _args_from_spans(msg, args, spans) if args else None  # type: ignore[arg-type]  # a tuple: checked above
+                if masked_args is not None:
+                    record.args = masked_args
+                    return
+    except Exception:  # a filter that raises breaks the caller's logging call
+        _blank(record)
+        return
     _redact_fully(record)
+
+
+def _rendered(msg: str, args: Any) -> str | None:
+    """What ``getMessage()`` renders for a str template; ``None`` for a bad format."""
+    try:
+        return msg % args if args else msg
+    except Exception:
+        return None  # the full path renders it safely
 
 
 def _redact_fully(record: logging.LogRecord) -> None:
@@ -121,16 +136,53 @@ def _redact_message(record: logging.LogRecord) -> None:
         # The handler would report the failure with the raw arguments: render them masked.
         record.msg, record.args = mask(_fallback_message(record)), _NO_ARGS
         return
-    masked = mask(message)
+    spans = secret_spans(message)
     args = record.args
-    if masked is message:
+    if not spans:
         if args and type(args) is not tuple and isinstance(args, Mapping):
             # `logger.info("%(user)s", {...})`: keys the message does not use are still there.
             record.args = _masked_args(args)
         return
-    if args and isinstance(record.msg, str) and _mask_in_place(record, record.msg, args, masked):
+    msg = record.msg
+    if args and type(args) is tuple and type(msg) is str:
+        masked_args = _args_from_spans(msg, args, spans)
+        if masked_args is not None:
+            record.args = masked_args
+            return
+    masked = splice(message, spans)
+    if args and isinstance(msg, str) and _mask_in_place(record, msg, args, masked):
         return
     record.msg, record.args = masked, _NO_ARGS  # split secret: no shape keeps it hidden
+
+
+def _args_from_spans(msg: str, args: tuple[Any, ...], spans: list[Span]) -> MaskedArgs | None:
+    """The usual case without masking anything twice: a template of plain ``%s`` and string
+    arguments, every secret inside one argument; the spans found in the message are applied
+    to the arguments. ``None`` when the record is not that simple."""
+    pieces = msg.split("%s")
+    if len(pieces) != len(args) + 1:
+        return None
+    new = list(args)
+    end = 0
+    spans_left = iter(spans)
+    span = next(spans_left, None)
+    for i, arg in enumerate(args):
+        if type(arg) is not str or "%" in pieces[i]:
+            return None
+        start = end + len(pieces[i])
+        end = start + len(arg)
+        if span is None or span.start >= end:
+            continue
+        inside: list[Span] = []
+        while span is not None and span.start < end:
+            if span.start < start or span.end > end:
+                return None  # in the template, or across it: the general path decides
+            inside.append(Span(span.start - start, span.end - start, span.replacement))
+            span = next(spans_left, None)
+        new[i] = splice(arg, inside)
+    if span is not None or "%" in pieces[-1]:
+        return None
+    return MaskedArgs(new)
 
 
 def _mask_in_place(record: logging.LogRecord, msg: str, args: Any, masked: str) -> bool:

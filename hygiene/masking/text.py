@@ -60,19 +60,24 @@ def mask(text: str) -> str:
 
     Text without secrets is returned as is (the same object).
     """
+    spans = secret_spans(text)
+    return splice(text, spans) if spans else text
+
+
+def secret_spans(text: str) -> list[Span]:
+    """What :func:`mask` replaces in ``text``: spans in order, without overlaps."""
     if len(text) >= _LONG and has_hint(text) is False:
-        return text
+        return []
     if "\x1b" in text:
-        return _mask_through_ansi(text)
+        return _spans_through_ansi(text)
     # The gate: this runs on every log record, and most hold no hint at all.
     low = text.lower()
     has_key = _has_key_hint(low)
     # `I` first: a capital I is rarer than any other letter of `AIC` (see _has_key_hint).
     has_pat = "I" in text and "AIC" in text
     if not (has_key or has_pat or ("b" in low and _has_scheme(low)) or "@" in text):
-        return text
-    spans = find_spans(text, low, has_key=has_key)
-    return splice(text, spans) if spans else text
+        return []
+    return find_spans(text, low, has_key=has_key)
 
 
 def _has_scheme(low: str) -> bool:
@@ -108,7 +113,7 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
         spans.extend(_pat_spans(text))
         if "%5" in text:
             spans.extend(_urlencoded_pat_spans(text))
-    if has_key:
+    if has_key and ("=" in text or ":" in text or "," in text):  # no separator, no value
         add_key_spans(text, low, spans)
     if "bearer" in low:
         spans.extend(_anchored_spans(text, low, "bearer", _bearer_span))
@@ -193,8 +198,8 @@ def _userinfo_span(text: str, pos: int) -> Span | None:
     return Span(m.start("pw"), m.end("pw"), core.ELLIPSIS)
 
 
-def _mask_through_ansi(text: str) -> str:
-    """Mask ``text`` as if its ANSI escape codes were not there, keeping the codes around."""
+def _spans_through_ansi(text: str) -> list[Span]:
+    """Spans of ``text`` found as if its ANSI escape codes were not there (codes are kept)."""
     plain: list[str] = []
     origin: list[int] = []  # origin[i]: where the i-th plain character sits in ``text``
     last = 0
@@ -205,7 +210,4 @@ def _mask_through_ansi(text: str) -> str:
     plain.append(text[last:])
     origin.extend(range(last, len(text)))
     spans = find_spans("".join(plain))
-    if not spans:
-        return text
-    moved = [Span(origin[s.start], origin[s.end - 1] + 1, s.replacement) for s in spans]
-    return splice(text, moved)
+    return [Span(origin[s.start], origin[s.end - 1] + 1, s.replacement) for s in spans]
