@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from hygiene.masking.exceptions import mask_exception
 from hygiene.masking.spans import Span, splice
-from hygiene.masking.text import mask, secret_spans
+from hygiene.masking.text import mask, may_hold_secret, secret_spans
 from hygiene.masking.values import mask_value
 
 _PLAIN_RECORD: Final = logging.LogRecord("", logging.INFO, "", 0, "", None, None)
@@ -63,7 +63,8 @@ class RedactingFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if type(record.args) not in _MARKS:
+        args_type = type(record.args)
+        if args_type is not MaskedArgs and args_type is not MaskedMapping:
             redact_record(record)
         return True
 
@@ -80,8 +81,14 @@ def redact_record(record: logging.LogRecord) -> None:
             and not (record.exc_info or record.exc_text or record.stack_info)
             and (not args or type(args) is tuple)
         ):
-            message = _rendered(msg, args)
+            try:
+                message: str | None = msg % args if args else msg  # what getMessage() renders
+            except Exception:
+                message = None  # a bad format: the full path renders it safely
             if message is not None:
+                if not may_hold_secret(message):
+                    record.args = MaskedArgs(args) if args else _NO_ARGS
+                    return
                 spans = secret_spans(message)
                 if not spans:
                     record.args = MaskedArgs(args) if args else _NO_ARGS
@@ -94,14 +101,6 @@ def redact_record(record: logging.LogRecord) -> None:
         _blank(record)
         return
     _redact_fully(record)
-
-
-def _rendered(msg: str, args: Any) -> str | None:
-    """What ``getMessage()`` renders for a str template; ``None`` for a bad format."""
-    try:
-        return msg % args if args else msg
-    except Exception:
-        return None  # the full path renders it safely
 
 
 def _redact_fully(record: logging.LogRecord) -> None:

@@ -80,6 +80,23 @@ def secret_spans(text: str) -> list[Span]:
     return find_spans(text, low, has_key=has_key)
 
 
+def may_hold_secret(text: str) -> bool:
+    """The gate alone: False means :func:`mask` would return ``text`` unchanged."""
+    if len(text) >= _LONG:
+        hint = has_hint(text)
+        if hint is not None:
+            return hint
+    if "\x1b" in text:
+        return True
+    low = text.lower()
+    return (
+        _has_key_hint(low)
+        or ("I" in text and "AIC" in text)
+        or ("b" in low and _has_scheme(low))
+        or "@" in text
+    )
+
+
 def _has_scheme(low: str) -> bool:
     return "bearer" in low or "basic" in low
 
