@@ -199,7 +199,7 @@ def ensure_adversarial(megabytes: int) -> Path:
             for text in pieces:  # 64 KB lines of each kind, and one line of 8 MB
                 out.write(text + "\n")
                 size += len(text) + 1
-        out.write("Authorization: " * (8 << 20 // 15) + "\n")
+        out.write("Authorization: " * ((8 << 20) // 15) + "\n")
     return path
 
 

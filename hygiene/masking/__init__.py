@@ -1,18 +1,23 @@
 """Masking secrets in logs: ``mask()``, ``RedactingFilter``, ``install()``, structlog.
 
-For a service, one line at start-up masks every record of the process::
+For a service, one line at start-up masks every record of the process, and what it prints::
 
-    hygiene.masking.install()
+    hygiene.masking.install()                # install(streams=False): logging only
 
-Modules: :mod:`~hygiene.masking.text` (``mask`` and its gate), :mod:`~hygiene.masking.keyvalues`
-(values of sensitive keys, ``Authorization``), :mod:`~hygiene.masking.keys` (sensitive key
-names), :mod:`~hygiene.masking.spans`, :mod:`~hygiene.masking.values` (structured values),
-:mod:`~hygiene.masking.records` (the ``logging.Filter``), :mod:`~hygiene.masking.install`,
+Modules: :mod:`~hygiene.masking.text` (``mask`` and its gate; :mod:`~hygiene.masking.gate`
+for long texts), :mod:`~hygiene.masking.keyvalues` (values of sensitive keys,
+``Authorization``), :mod:`~hygiene.masking.keys` (sensitive key names),
+:mod:`~hygiene.masking.spans`, :mod:`~hygiene.masking.values` (structured values),
+:mod:`~hygiene.masking.records` (the ``logging.Filter``, keeping each record's shape),
+:mod:`~hygiene.masking.exceptions` (masked exceptions of the same type, with their stack),
+:mod:`~hygiene.masking.install` (the ``Logger.makeRecord`` hook, handler filters, streams),
+:mod:`~hygiene.masking.guard` (the ``sys.stdout`` / ``sys.stderr`` guard),
 :mod:`~hygiene.masking.structlog` and :mod:`~hygiene.masking.stream` (``hygiene mask``).
 """
 
 from __future__ import annotations
 
+from hygiene.masking.exceptions import mask_exception
 from hygiene.masking.install import Installation, install
 from hygiene.masking.keys import is_sensitive_key
 from hygiene.masking.records import RedactingFilter
@@ -26,6 +31,7 @@ __all__ = [
     "install",
     "is_sensitive_key",
     "mask",
+    "mask_exception",
     "mask_value",
     "structlog_processor",
 ]
