@@ -63,8 +63,13 @@ class Installation:
         """Remove the filters, unwrap ``makeRecord`` and give the streams back."""
         for handler in self.handlers:
             handler.removeFilter(self.redactor)
-        if self.make_record is not None:
-            logging.Logger.makeRecord = self.make_record  # type: ignore[method-assign]
+        original = self.make_record
+        # Only our own wrapper is taken off, not one someone put over it since.
+        if (
+            original is not None
+            and getattr(logging.Logger.makeRecord, "__wrapped__", None) is original
+        ):
+            logging.Logger.makeRecord = original  # type: ignore[method-assign]
         for handler, stream in self.handler_streams:
             if handler.stream in self.streams.values():
                 handler.setStream(stream)
