@@ -69,7 +69,7 @@ class Installation:
             original is not None
             and getattr(logging.Logger.makeRecord, "__wrapped__", None) is original
         ):
-            logging.Logger.makeRecord = original  # type: ignore[method-assign]
+            logging.Logger.makeRecord = original  # type: ignore[method-assign,assignment]
         for handler, stream in self.handler_streams:
             if handler.stream in self.streams.values():
                 handler.setStream(stream)
