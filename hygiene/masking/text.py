@@ -48,7 +48,7 @@ _BEARER: Final = re.compile(
     r"(?i:bearer)[ \t]+(?P<cred>(?:[A-Za-z0-9._~+/=%-]|\\/){8,})(?![A-Za-z0-9._~+/=%…-])"
 )
 _BASIC: Final = re.compile(
-    r"(?i:basic)[ \t]+(?P<cred>[A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=._~%…-])"
+    r"(?i:basic)[ \t]+(?P<cred>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=._~%…-])"
 )
 _USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]+)@""")
 # The rest of a token the core's pattern cut at MAX_TOKEN_LENGTH.
