@@ -51,6 +51,8 @@ _BASIC: Final = re.compile(
     r"(?i:basic)[ \t]+(?P<cred>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=._~%…-])"
 )
 _USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]+)@""")
+_VERDICTS: Final[dict[int, str]] = {}
+_MAX_VERDICTS: Final = 1024
 # The rest of a token the core's pattern cut at MAX_TOKEN_LENGTH.
 _PAT_TAIL: Final = re.compile(r"[A-Za-z0-9_-]*")
 
@@ -150,10 +152,28 @@ def _pat_spans(text: str) -> list[Span]:
     m = _PAT_RULE.text.search(text)
     while m is not None:
         end = _PAT_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]  # * matches
-        if _PAT_RULE.accepts(m["cred"]):
-            found.append(Span(m.start(), end, core.masked_form(text[m.start() : end])))
+        masked = _pat_masked_form(text[m.start() : end], m["cred"])
+        if masked:
+            found.append(Span(m.start(), end, masked))
         m = _PAT_RULE.text.search(text, end)
     return found
+
+
+def _pat_masked_form(token: str, cred: str) -> str:
+    """The masked form of ``token``, or "" for a placeholder.
+
+    Services log the same token again and again, and the placeholder test is most of the cost
+    of masking one: verdicts are remembered under the string's hash (the token itself is not
+    kept; at worst two tokens with one 64-bit hash would share a masked form's last characters).
+    """
+    key = hash(token)
+    masked = _VERDICTS.get(key)
+    if masked is None:
+        masked = core.masked_form(token) if _PAT_RULE.accepts(cred) else ""
+        if len(_VERDICTS) >= _MAX_VERDICTS:
+            _VERDICTS.clear()
+        _VERDICTS[key] = masked
+    return masked
 
 
 def _urlencoded_pat_spans(text: str) -> list[Span]:
