@@ -93,7 +93,7 @@ def redact_record(record: logging.LogRecord) -> None:
                 if not spans:
                     record.args = MaskedArgs(args) if args else _NO_ARGS
                     return
-                masked_args = _args_from_spans(msg, args, spans) if args else None  # type: ignore[arg-type]  # a tuple: checked above
+                masked_args = _args_from_spans(msg, args, message, spans) if args else None  # type: ignore[arg-type]  # a tuple: checked above
                 if masked_args is not None:
                     record.args = masked_args
                     return
@@ -144,7 +144,7 @@ def _redact_message(record: logging.LogRecord) -> None:
         return
     msg = record.msg
     if args and type(args) is tuple and type(msg) is str:
-        masked_args = _args_from_spans(msg, args, spans)
+        masked_args = _args_from_spans(msg, args, message, spans)
         if masked_args is not None:
             record.args = masked_args
             return
@@ -154,33 +154,24 @@ def _redact_message(record: logging.LogRecord) -> None:
     record.msg, record.args = masked, _NO_ARGS  # split secret: no shape keeps it hidden
 
 
-def _args_from_spans(msg: str, args: tuple[Any, ...], spans: list[Span]) -> MaskedArgs | None:
-    """The usual case without masking anything twice: a template of plain ``%s`` and string
-    arguments, every secret inside one argument; the spans found in the message are applied
-    to the arguments. ``None`` when the record is not that simple."""
-    pieces = msg.split("%s")
-    if len(pieces) != len(args) + 1:
-        return None
+def _args_from_spans(
+    msg: str, args: tuple[Any, ...], message: str, spans: list[Span]
+) -> MaskedArgs | None:
+    """The usual case without masking anything twice: each secret found in the message stands
+    whole in string arguments (and not in the template); it is replaced there. ``None`` when
+    the record is not that simple (the general path decides)."""
     new = list(args)
-    end = 0
-    spans_left = iter(spans)
-    span = next(spans_left, None)
-    for i, arg in enumerate(args):
-        if type(arg) is not str or "%" in pieces[i]:
+    for start, end, replacement in spans:
+        secret = message[start:end]
+        if len(secret) < 8 or secret in msg:
             return None
-        start = end + len(pieces[i])
-        end = start + len(arg)
-        if span is None or span.start >= end:
-            continue
-        inside: list[Span] = []
-        while span is not None and span.start < end:
-            if span.start < start or span.end > end:
-                return None  # in the template, or across it: the general path decides
-            inside.append(Span(span.start - start, span.end - start, span.replacement))
-            span = next(spans_left, None)
-        new[i] = splice(arg, inside)
-    if span is not None or "%" in pieces[-1]:
-        return None
+        hit = False
+        for i, arg in enumerate(new):
+            if type(arg) is str and secret in arg:
+                new[i] = arg.replace(secret, replacement)
+                hit = True
+        if not hit:  # rendered from another type, or across arguments
+            return None
     return MaskedArgs(new)
 
 
