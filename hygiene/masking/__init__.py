@@ -23,7 +23,7 @@ from hygiene.masking.keys import is_sensitive_key
 from hygiene.masking.records import RedactingFilter
 from hygiene.masking.structlog import structlog_processor
 from hygiene.masking.text import mask
-from hygiene.masking.values import mask_value
+from hygiene.masking.values import mask_locals, mask_value
 
 __all__ = [
     "Installation",
@@ -32,6 +32,7 @@ __all__ = [
     "is_sensitive_key",
     "mask",
     "mask_exception",
+    "mask_locals",
     "mask_value",
     "structlog_processor",
 ]
