@@ -7,9 +7,11 @@ For a service, one line at start-up masks every record of the process, and what 
 Modules: :mod:`~hygiene.masking.text` (``mask`` and its gate; :mod:`~hygiene.masking.gate`
 for long texts), :mod:`~hygiene.masking.keyvalues` (values of sensitive keys,
 ``Authorization``), :mod:`~hygiene.masking.keys` (sensitive key names),
-:mod:`~hygiene.masking.spans`, :mod:`~hygiene.masking.values` (structured values),
+:mod:`~hygiene.masking.spans`, :mod:`~hygiene.masking.values` (structured values, and
+``mask_locals`` for renderers of frame variables),
 :mod:`~hygiene.masking.records` (the ``logging.Filter``, keeping each record's shape),
-:mod:`~hygiene.masking.exceptions` (masked exceptions of the same type, with their stack),
+:mod:`~hygiene.masking.exceptions` (``mask_exception``: a masked exception of the same
+type, with its stack),
 :mod:`~hygiene.masking.install` (the ``Logger.makeRecord`` hook, handler filters, streams),
 :mod:`~hygiene.masking.guard` (the ``sys.stdout`` / ``sys.stderr`` guard),
 :mod:`~hygiene.masking.structlog` and :mod:`~hygiene.masking.stream` (``hygiene mask``).
@@ -17,13 +19,12 @@ for long texts), :mod:`~hygiene.masking.keyvalues` (values of sensitive keys,
 
 from __future__ import annotations
 
-from hygiene.masking.exceptions import mask_exception
 from hygiene.masking.install import Installation, install
 from hygiene.masking.keys import is_sensitive_key
 from hygiene.masking.records import RedactingFilter
 from hygiene.masking.structlog import structlog_processor
 from hygiene.masking.text import mask
-from hygiene.masking.values import mask_locals, mask_value
+from hygiene.masking.values import mask_value
 
 __all__ = [
     "Installation",
@@ -31,8 +32,6 @@ __all__ = [
     "install",
     "is_sensitive_key",
     "mask",
-    "mask_exception",
-    "mask_locals",
     "mask_value",
     "structlog_processor",
 ]

@@ -122,7 +122,7 @@ def test_no_over_masking_where_there_is_no_secret() -> None:
 def test_frame_variables_a_random_credential_is_masked_whatever_its_name(
     guard: SecretGuard,
 ) -> None:
-    from hygiene.masking import mask_locals
+    from hygiene.masking.values import mask_locals
 
     session = guard.session_token()
     ordinary = {
