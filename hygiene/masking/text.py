@@ -44,12 +44,13 @@ _LONG: Final = 256
 _ANSI: Final = re.compile(r"\x1b(?:\[[0-9;:?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _ASCII_LOWER: Final = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
-_BEARER: Final = re.compile(
-    r"(?i:bearer)[ \t]+(?P<cred>(?:[A-Za-z0-9._~+/=%-]|\\/){8,})(?![A-Za-z0-9._~+/=%…-])"
-)
-_BASIC: Final = re.compile(
-    r"(?i:basic)[ \t]+(?P<cred>[A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=._~%…-])"
-)
+# Both run over the lowercased text (a case-sensitive literal prefix is a fast search, and
+# Python work is only done per match); the credential is read back from the original text.
+# A backslash is in the class so that a run of `\/` (JSON's escaped slash) costs no
+# alternation per character; a credential ends at a backslash that escapes anything else.
+_BEARER: Final = re.compile(r"bearer[ \t]+(?P<cred>[a-z0-9._~+/=%\\-]{8,})(?![a-z0-9._~+/=%…\\-])")
+_BASIC: Final = re.compile(r"basic[ \t]+(?P<cred>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=._~%…-])")
+_ESCAPE: Final = re.compile(r"\\(?!/)")
 _USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]+)@""")
 _VERDICTS: Final[dict[int, str]] = {}
 _MAX_VERDICTS: Final = 1024
@@ -139,9 +140,9 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
     if has_key and ("=" in text or ":" in text or "," in text):  # no separator, no value
         add_key_spans(text, low, spans)
     if "bearer" in low:
-        spans.extend(_anchored_spans(text, low, "bearer", _bearer_span))
+        spans.extend(_bearer_spans(text, low))
     if "basic" in low:
-        spans.extend(_anchored_spans(text, low, "basic", _basic_span))
+        spans.extend(_basic_spans(text, low))
     if "@" in text and "://" in text:
         spans.extend(_anchored_spans(text, low, "://", _userinfo_span))
     return without_overlaps(spans)
@@ -188,6 +189,8 @@ def _urlencoded_pat_spans(text: str) -> list[Span]:
             masked = core.masked_form(token).replace(
                 core.PAT_PREFIX, text[m.start() : m.start("cred")], 1
             )
+            if text.startswith(("%5F", "%5f"), end):  # a tail `…pat` + `%5FAIC%5F…` would
+                masked = masked[: masked.index(core.ELLIPSIS) + 1]  # be a new match: no tail
             found.append(Span(m.start(), end, masked))
         m = _PAT_URLENCODED_RULE.text.search(text, end)
     return found
@@ -206,22 +209,29 @@ def _anchored_spans(
     return found
 
 
-def _bearer_span(text: str, pos: int) -> Span | None:
-    m = _BEARER.match(text, pos)
-    if m is None:
-        return None
-    cred = m.group("cred")
-    if cred.startswith(core.PAT_PREFIX) or not core.looks_like_credential(cred.replace("\\/", "/")):
-        return None
-    return Span(m.start("cred"), m.end("cred"), safe_masked_form(cred))
+def _bearer_spans(text: str, low: str) -> list[Span]:
+    found: list[Span] = []
+    for m in _BEARER.finditer(low):
+        start, end = m.span("cred")
+        escape = _ESCAPE.search(low, start, end)
+        if escape is not None:
+            end = escape.start()
+        cred = text[start:end]
+        if len(cred) < 8 or cred.startswith(core.PAT_PREFIX):
+            continue
+        if core.looks_like_credential(cred.replace("\\/", "/")):
+            found.append(Span(start, end, safe_masked_form(cred)))
+    return found
 
 
-def _basic_span(text: str, pos: int) -> Span | None:
+def _basic_spans(text: str, low: str) -> list[Span]:
     """``Basic <base64 of user:password>``: hidden whole (its tail would give bits away)."""
-    m = _BASIC.match(text, pos)
-    if m is None or not _is_basic_credential(m.group("cred")):
-        return None
-    return Span(m.start("cred"), m.end("cred"), core.ELLIPSIS)
+    found: list[Span] = []
+    for m in _BASIC.finditer(low):
+        start, end = m.span("cred")
+        if _is_basic_credential(text[start:end]):
+            found.append(Span(start, end, core.ELLIPSIS))
+    return found
 
 
 def _is_basic_credential(cred: str) -> bool:
