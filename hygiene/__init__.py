@@ -7,5 +7,20 @@ The package reads as its four parts: :mod:`hygiene.scan` finds, :mod:`hygiene.ma
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-__all__ = ["__version__"]
+DISTRIBUTION = "aic-token-hygiene"
+
+
+def __getattr__(name: str) -> str:
+    # ``__version__`` comes from the installed distribution's metadata, read on first use:
+    # importing importlib.metadata costs about 25 ms, which a pre-commit run never needs.
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
+__all__ = ["DISTRIBUTION", "__version__"]

@@ -1,4 +1,5 @@
-"""The ``hygiene`` command group: parse, dispatch, return an int.
+"""The ``hygiene`` command group: parse, dispatch, return an int; and the one place where
+exceptions become exit codes and one-line messages (:func:`report_errors`).
 
 Subcommands live one per module in :mod:`hygiene.commands` and are imported only when run, so
 ``hygiene scan`` in a pre-commit hook never pays for the HTTP client.
@@ -8,12 +9,19 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TextIO
 
 import click
 
-from hygiene import __version__
-from hygiene.errors import EXIT_ERROR, run_reporting_errors
+from hygiene import DISTRIBUTION
+from hygiene.errors import (
+    EXIT_ERROR,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    HygieneError,
+    one_line,
+)
 
 # name -> "module:attribute" of a click command
 COMMANDS: dict[str, str] = {
@@ -23,7 +31,43 @@ COMMANDS: dict[str, str] = {
     "revoke-leaked": "hygiene.commands.revoke:command",
     "fake-server": "hygiene.commands.fake_server:command",
     "install-hooks": "hygiene.commands.install_hooks:command",
+    "watch": "hygiene.commands.watch:command",
 }
+
+# How the fields that domain errors name (``{since}``) are spelled on the command line.
+OPTION_NAMES: dict[str, str] = {
+    "paths": "PATH",
+    "staged": "--staged",
+    "all_files": "--all-files",
+    "history": "--history",
+    "since": "--since",
+    "reports": "REPORT",
+    "token_ids": "--token-id",
+    "ids_from": "--ids-from",
+    "scan": "--scan",
+    "days": "--days",
+}
+
+
+def report_errors(
+    func: Callable[[], int], *, prog: str = "hygiene", stderr: TextIO | None = None
+) -> int:
+    """Run an entry point; turn every exception into a one-line message and an exit code."""
+    err = stderr if stderr is not None else sys.stderr
+    try:
+        return func()
+    except HygieneError as exc:
+        print(f"{prog}: error: {one_line(exc.render(OPTION_NAMES))}", file=err)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=err)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (e.g. `hygiene scan | head`): not our error to report.
+        return EXIT_OK
+    except Exception as exc:  # the promise is "never a traceback"
+        print(f"{prog}: internal error: {type(exc).__name__}: {one_line(str(exc))}", file=err)
+        return EXIT_ERROR
 
 
 class LazyGroup(click.Group):
@@ -49,7 +93,7 @@ def load_command(target: str) -> click.Command:
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="hygiene")
+@click.version_option(package_name=DISTRIBUTION, prog_name="hygiene")
 def cli() -> None:
     """Find, mask and revoke leaked pat_AIC_ tokens and bearer credentials."""
 
@@ -68,7 +112,7 @@ def _invoke(command: click.Command, args: Sequence[str] | None, prog: str) -> in
             return EXIT_ERROR
         return int(result) if isinstance(result, int) else 0
 
-    return run_reporting_errors(run, prog=prog)
+    return report_errors(run, prog=prog)
 
 
 def main(args: Sequence[str] | None = None) -> int:
@@ -81,7 +125,7 @@ def revoke_leaked_main(args: Sequence[str] | None = None) -> int:
     return _invoke(load_command(COMMANDS["revoke-leaked"]), args, "revoke-leaked")
 
 
-__all__ = ["COMMANDS", "cli", "main", "revoke_leaked_main"]
+__all__ = ["COMMANDS", "OPTION_NAMES", "cli", "main", "report_errors", "revoke_leaked_main"]
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The toolkit's exception tree and the one place where exceptions become exit codes.
+"""The toolkit's exception tree and exit codes.
 
     HygieneError                 exit 2: something stopped the command
       UsageError                 bad arguments or environment
@@ -6,26 +6,45 @@
       AuthFailed                 the service answered AUTH_FAILED (or 401 on login)
       ApiError                   the service answered something the command cannot go on with
 
-Messages are one line and never hold a secret: every message passes through the
-detection core's masking before it is printed.
+Errors raised by plain functions name the fields they were given (``since needs history``),
+never command-line flags: a message template marks each field as ``{field}``, and the command
+layer (:func:`hygiene.cli.report_errors`, the one place where exceptions become exit codes and
+messages) renders them as the flags users typed (``--since needs --history``).
+
+Messages are one line and never hold a secret: every message passes through the detection
+core's masking before it is printed.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
-from typing import TextIO
+from collections.abc import Mapping, Sequence
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143
 
 
 class HygieneError(Exception):
-    """Base of every error the toolkit reports as a one-line message."""
+    """Base of every error the toolkit reports as a one-line message.
+
+    ``options``: the fields the message names as ``{field}`` (see :meth:`render`).
+    """
 
     exit_code: int = EXIT_ERROR
+
+    def __init__(self, message: str, *, options: Sequence[str] = ()) -> None:
+        self.template = message
+        self.options = tuple(options)
+        super().__init__(self.render())
+
+    def render(self, names: Mapping[str, str] | None = None) -> str:
+        """The message with each ``{field}`` written as ``names`` says (else the field name)."""
+        text = self.template
+        for option in self.options:
+            text = text.replace("{" + option + "}", (names or {}).get(option, option))
+        return text
 
 
 class UsageError(HygieneError):
@@ -57,22 +76,16 @@ def one_line(message: str) -> str:
     return mask_secrets(text)
 
 
-def run_reporting_errors(
-    func: Callable[[], int], *, prog: str = "hygiene", stderr: TextIO | None = None
-) -> int:
-    """Run an entry point; turn every exception into a one-line message and an exit code."""
-    err = stderr if stderr is not None else sys.stderr
-    try:
-        return func()
-    except HygieneError as exc:
-        print(f"{prog}: error: {one_line(str(exc))}", file=err)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=err)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        # The reader went away (e.g. `hygiene scan | head`): not our error to report.
-        return EXIT_OK
-    except Exception as exc:  # the promise is "never a traceback"
-        print(f"{prog}: internal error: {type(exc).__name__}: {one_line(str(exc))}", file=err)
-        return EXIT_ERROR
+__all__ = [
+    "EXIT_ERROR",
+    "EXIT_FINDINGS",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_TERMINATED",
+    "ApiError",
+    "AuthFailed",
+    "HygieneError",
+    "InputError",
+    "UsageError",
+    "one_line",
+]

@@ -10,6 +10,6 @@ the package's detection core and a missing package fails loudly (ImportError), n
 
 from __future__ import annotations
 
-from hygiene.scan.ds_plugin import AicTokenDetector
+from hygiene.integrations.detect_secrets.plugin import AicTokenDetector
 
 __all__ = ["AicTokenDetector"]

@@ -7,6 +7,7 @@ import io
 import pytest
 
 from hygiene import errors
+from hygiene.cli import report_errors
 from tests.helpers import new_pat
 
 
@@ -26,14 +27,14 @@ def test_exceptions_become_exit_codes_and_one_line(exc: BaseException, code: int
         raise exc
 
     err = io.StringIO()
-    assert errors.run_reporting_errors(boom, stderr=err) == code
+    assert report_errors(boom, stderr=err) == code
     lines = err.getvalue().splitlines()
     assert len(lines) == 1
     assert "Traceback" not in err.getvalue()
 
 
 def test_return_value_passes_through() -> None:
-    assert errors.run_reporting_errors(lambda: 1, stderr=io.StringIO()) == 1
+    assert report_errors(lambda: 1, stderr=io.StringIO()) == 1
 
 
 def test_messages_are_masked_and_folded() -> None:
@@ -43,7 +44,7 @@ def test_messages_are_masked_and_folded() -> None:
         raise errors.InputError(f"cannot use\n{token}")
 
     err = io.StringIO()
-    errors.run_reporting_errors(boom, stderr=err)
+    report_errors(boom, stderr=err)
     assert token not in err.getvalue()
     assert token[8:-4] not in err.getvalue()
     assert err.getvalue().count("\n") == 1

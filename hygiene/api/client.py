@@ -17,10 +17,10 @@ from typing import Any
 
 import httpx
 
-from hygiene import __version__
 from hygiene.api import logs
 from hygiene.api.auth import ORG_HEADER, SessionAuth, error_code
 from hygiene.api.config import Config
+from hygiene.api.endpoints import TIMEOUT, USER_AGENT
 from hygiene.api.ratelimit import RateGate
 from hygiene.api.transport import UNSAFE, RetryPolicy, RetryTransport
 from hygiene.detection import PAT_PREFIX
@@ -28,7 +28,6 @@ from hygiene.errors import ApiError, AuthFailed, UsageError
 
 PAT_ABSOLUTE_MAX_TTL_DAYS = 180
 API = "/api/v1"
-TIMEOUT = httpx.Timeout(15.0, connect=5.0)
 
 
 @dataclass(frozen=True)
@@ -63,7 +62,8 @@ def find_pat_value(body: Any) -> str | None:
 def check_days(days: int) -> None:
     """Refuse a lifetime the service would refuse, before anything is sent."""
     if not 1 <= days <= PAT_ABSOLUTE_MAX_TTL_DAYS:
-        raise UsageError(f"--days must be between 1 and {PAT_ABSOLUTE_MAX_TTL_DAYS}, got {days}")
+        message = f"{{days}} must be between 1 and {PAT_ABSOLUTE_MAX_TTL_DAYS}, got {days}"
+        raise UsageError(message, options=("days",))
 
 
 class ControlPlaneClient:
@@ -101,7 +101,7 @@ class ControlPlaneClient:
             auth=self.auth,
             timeout=TIMEOUT,
             follow_redirects=False,
-            headers={"User-Agent": f"aic-token-hygiene/{__version__}"},
+            headers={"User-Agent": USER_AGENT},
         )
         self.org_id: str | None = None
         self._home_org: str | None = None  # active_org_id, for logout if AIC_ORG_ID was refused

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from hygiene.errors import UsageError
 
 Prompt = Callable[[str], str]
+NO_BASE_URL = "AIC_BASE_URL is not set (the control plane's address)"
 
 
 @dataclass(frozen=True)
@@ -49,15 +50,21 @@ def check_base_url(url: str, allow_http: bool) -> str:
     return url.rstrip("/")
 
 
+def service_url(env: Mapping[str, str], *, missing: str = NO_BASE_URL) -> str:
+    """The service's address from ``AIC_BASE_URL``, checked (see :func:`check_base_url`);
+    a :class:`UsageError` saying ``missing`` when it is not set."""
+    url = env.get("AIC_BASE_URL", "").strip()
+    if not url:
+        raise UsageError(missing)
+    return check_base_url(url, env.get("AIC_ALLOW_HTTP", "") == "1")
+
+
 def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Config:
     """Read ``AIC_*`` from ``env``; ``prompt`` (no echo) asks for a missing password.
 
     ``prompt`` is given only when a terminal is attached (see :func:`tty_prompt`).
     """
-    url = env.get("AIC_BASE_URL", "").strip()
-    if not url:
-        raise UsageError("AIC_BASE_URL is not set (the control plane's address)")
-    base_url = check_base_url(url, env.get("AIC_ALLOW_HTTP", "") == "1")
+    base_url = service_url(env)
     org_id = env.get("AIC_ORG_ID", "").strip() or None
     token = env.get("AIC_TOKEN", "").strip() or None
     if token:
@@ -78,4 +85,11 @@ def tty_prompt(stdin_is_tty: bool) -> Prompt | None:
     return getpass.getpass if stdin_is_tty else None
 
 
-__all__ = ["Config", "check_base_url", "is_loopback", "load_config", "tty_prompt"]
+__all__ = [
+    "Config",
+    "check_base_url",
+    "is_loopback",
+    "load_config",
+    "service_url",
+    "tty_prompt",
+]

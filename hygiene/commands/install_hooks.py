@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from hygiene.scan.githooks import HOOKS, install_hooks
+from hygiene.integrations.githooks import NAMES, install_hooks
 
 
 @click.command(help="Install the pre-commit and pre-push git hooks into this repository.")
@@ -13,10 +13,10 @@ from hygiene.scan.githooks import HOOKS, install_hooks
     "--hook",
     "names",
     multiple=True,
-    type=click.Choice(sorted(HOOKS)),
+    type=click.Choice(sorted(NAMES)),
     help="Install only this hook (repeatable; default: all).",
 )
 def command(force: bool, names: tuple[str, ...]) -> int:
-    for done in install_hooks(names or tuple(HOOKS), force=force):
+    for done in install_hooks(names or NAMES, force=force):
         click.echo(f"{done.name}: {done.action} ({done.path})")
     return 0

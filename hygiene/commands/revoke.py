@@ -1,15 +1,94 @@
-"""``hygiene revoke-leaked`` / ``revoke-leaked``: revoke leaked PATs, log out leaked sessions."""
+"""``hygiene revoke-leaked`` / ``revoke-leaked``: revoke leaked PATs, log out leaked sessions.
+
+The run itself is :func:`hygiene.revoke.revoke_leaked`; this module owns the terminal: the
+confirmation question, the password prompt, the progress bar and what is printed.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 import click
 
-from hygiene.api.config import tty_prompt
-from hygiene.revoke import Console, RevokeOptions, revoke_leaked
+from hygiene.api.client import ControlPlaneClient
+from hygiene.api.config import Prompt, tty_prompt
+from hygiene.errors import EXIT_FINDINGS, one_line
+from hygiene.revoke import Interaction, Outcome, RevokeOptions
+from hygiene.revoke import revoke_leaked as run_revoke
+from hygiene.revoke.flow import MakeClient, Tick, no_progress
+from hygiene.revoke.output import exit_status, render_json, render_text, summary_line
+from hygiene.revoke.plan import Result
+
+PROG = "revoke-leaked"
+
+
+@dataclass
+class Console:
+    """The command's terminal, injected: streams, whether they are terminals, how to ask."""
+
+    stdin: TextIO = field(default_factory=lambda: sys.stdin)
+    stdout: TextIO = field(default_factory=lambda: sys.stdout)
+    stderr: TextIO = field(default_factory=lambda: sys.stderr)
+    interactive: bool = False  # standard input is a terminal: confirm, prompt for a password
+    progress: bool = False  # standard error is a terminal: show a progress bar
+    confirm: Callable[[str], bool] = lambda _question: True
+    prompt: Prompt | None = None
+
+
+def _progress_bar(stderr: TextIO) -> Callable[[str, int], contextlib.AbstractContextManager[Tick]]:
+    @contextlib.contextmanager
+    def progress(label: str, total: int) -> Iterator[Tick]:
+        if total < 2:
+            yield lambda _result: None
+            return
+        with click.progressbar(length=total, label=label, file=stderr) as bar:
+            yield lambda _result: bar.update(1)
+
+    return progress
+
+
+def _interaction(console: Console) -> Interaction:
+    return Interaction(
+        stdin=console.stdin,
+        interactive=console.interactive,
+        confirm=console.confirm,
+        prompt=console.prompt,
+        progress=_progress_bar(console.stderr) if console.progress else no_progress,
+    )
+
+
+def show(outcome: Outcome, fmt: str, console: Console) -> int:
+    """Print the outcome (results on stdout, errors and a summary on stderr); the exit status."""
+    if outcome.declined:
+        print(f"{PROG}: nothing revoked", file=console.stderr)
+        return EXIT_FINDINGS
+    results: list[Result] = outcome.results
+    if fmt == "json":
+        print(render_json(results, outcome.dry_run), file=console.stdout)
+    elif results:
+        print(render_text(results), file=console.stdout)
+    for error in outcome.errors:  # files --scan could not read: the run is incomplete
+        print(f"{PROG}: {one_line(error)}", file=console.stderr)
+    print(f"{PROG}: {summary_line(results, outcome.dry_run)}", file=console.stderr)
+    return max(exit_status(results), EXIT_FINDINGS if outcome.errors else 0)
+
+
+def revoke_leaked(
+    opts: RevokeOptions,
+    env: Mapping[str, str],
+    console: Console,
+    *,
+    fmt: str = "text",
+    make_client: MakeClient = ControlPlaneClient,
+) -> int:
+    """Run ``revoke-leaked`` against ``env`` on ``console``; the exit status."""
+    return show(run_revoke(opts, env, _interaction(console), make_client), fmt, console)
 
 
 def _confirm(question: str) -> bool:
@@ -82,5 +161,5 @@ def command(
         confirm=_confirm,
         prompt=tty_prompt(interactive),
     )
-    opts = RevokeOptions(reports, token_ids, ids_from, dry_run, fmt, yes, scan)
-    return revoke_leaked(opts, os.environ, console)
+    opts = RevokeOptions(reports, token_ids, ids_from, dry_run, yes, scan)
+    return revoke_leaked(opts, os.environ, console, fmt=fmt)

@@ -9,18 +9,19 @@ the status is then 0 unless a file could not be read.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import click
 
+from hygiene.atomic import write_atomically
 from hygiene.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, one_line
-from hygiene.scan.api import ScanRequest, run_scan
-from hygiene.scan.atomic import write_atomically
-from hygiene.scan.baseline import load_baseline, write_baseline
-from hygiene.scan.findings import ScanResult
-from hygiene.scan.liveness import verified_findings
-from hygiene.scan.reports import FORMATS, render
+from hygiene.scan.findings import Finding, ScanResult
+from hygiene.scan.reports.baseline import load_baseline, write_baseline
+from hygiene.scan.reports.formats import FORMATS, render
+from hygiene.scan.request import ScanRequest, run_scan
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,19 @@ def _summary(reported: int, suppressed: int, result: ScanResult) -> str:
     )
 
 
-def execute(request: ScanRequest, options: ReportOptions) -> int:
+def _verified(result: ScanResult, options: ReportOptions, env: Mapping[str, str]) -> list[Finding]:
+    # The HTTP client only when asked for: a scan without --verify never loads it.
+    from hygiene.api.config import service_url
+    from hygiene.api.verify import verified_findings
+
+    base_url = service_url(env, missing="--verify needs AIC_BASE_URL (the service to ask)")
+    allow_http = env.get("AIC_ALLOW_HTTP", "") == "1"  # as service_url() read it
+    return verified_findings(result, base_url, allow_http=allow_http, only_live=options.only_live)
+
+
+def execute(
+    request: ScanRequest, options: ReportOptions, env: Mapping[str, str] | None = None
+) -> int:
     """Run ``request`` and report per ``options``; return the exit status."""
     if options.only_live and not options.verify:
         raise UsageError("--only-live needs --verify")
@@ -53,7 +66,7 @@ def execute(request: ScanRequest, options: ReportOptions) -> int:
     result = run_scan(dataclasses.replace(request, keep_secrets=options.verify))
     found = result.findings
     if options.verify:
-        found = verified_findings(result, only_live=options.only_live)
+        found = _verified(result, options, os.environ if env is None else env)
     reported = [f for f in found if f.fingerprint not in known]
     if options.write_baseline:
         write_baseline(options.write_baseline, (f.fingerprint for f in found))

@@ -39,9 +39,23 @@ MakeRecord = Callable[..., logging.LogRecord]
 
 
 def _masking(make_record: MakeRecord) -> MakeRecord:
+    # The signature spelled out: Logger._log passes ten positional arguments, and packing them
+    # into *args costs more than the rest of a clean record's masking.
     @functools.wraps(make_record)
-    def make_masked_record(self: logging.Logger, *args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = make_record(self, *args, **kwargs)
+    def make_masked_record(
+        self: logging.Logger,
+        name: str,
+        level: int,
+        fn: str,
+        lno: int,
+        msg: object,
+        args: Any,
+        exc_info: Any,
+        func: str | None = None,
+        extra: Any = None,
+        sinfo: str | None = None,
+    ) -> logging.LogRecord:
+        record = make_record(self, name, level, fn, lno, msg, args, exc_info, func, extra, sinfo)
         redact_record(record)
         return record
 
@@ -63,8 +77,13 @@ class Installation:
         """Remove the filters, unwrap ``makeRecord`` and give the streams back."""
         for handler in self.handlers:
             handler.removeFilter(self.redactor)
-        if self.make_record is not None:
-            logging.Logger.makeRecord = self.make_record  # type: ignore[method-assign]
+        original = self.make_record
+        # Only our own wrapper is taken off, not one someone put over it since.
+        if (
+            original is not None
+            and getattr(logging.Logger.makeRecord, "__wrapped__", None) is original
+        ):
+            logging.Logger.makeRecord = original  # type: ignore[method-assign,assignment]
         for handler, stream in self.handler_streams:
             if handler.stream in self.streams.values():
                 handler.setStream(stream)

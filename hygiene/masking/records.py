@@ -30,7 +30,8 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from hygiene.masking.exceptions import mask_exception
-from hygiene.masking.text import mask
+from hygiene.masking.spans import Span, splice
+from hygiene.masking.text import mask, may_hold_secret, secret_spans
 from hygiene.masking.values import mask_value
 
 _PLAIN_RECORD: Final = logging.LogRecord("", logging.INFO, "", 0, "", None, None)
@@ -62,15 +63,47 @@ class RedactingFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if type(record.args) not in _MARKS:
+        args_type = type(record.args)
+        if args_type is not MaskedArgs and args_type is not MaskedMapping:
             redact_record(record)
         return True
 
 
 def redact_record(record: logging.LogRecord) -> None:
     """Mask ``record`` in place and mark it; never raises (see the module docs)."""
-    # This runs on every logging call of the process: the common case (a clean message,
-    # no exception, no extras) is kept to a few checks.
+    # This runs on every logging call of the process: the common case (a str template, no
+    # exception, no extras, a clean message) is decided here without another call.
+    msg, args = record.msg, record.args
+    try:
+        if (
+            type(msg) is str
+            and len(record.__dict__) == _STANDARD_COUNT
+            and not (record.exc_info or record.exc_text or record.stack_info)
+            and (not args or type(args) is tuple)
+        ):
+            try:
+                message: str | None = msg % args if args else msg  # what getMessage() renders
+            except Exception:
+                message = None  # a bad format: the full path renders it safely
+            if message is not None:
+                if not may_hold_secret(message):
+                    record.args = MaskedArgs(args) if args else _NO_ARGS
+                    return
+                spans = secret_spans(message)
+                if not spans:
+                    record.args = MaskedArgs(args) if args else _NO_ARGS
+                    return
+                masked_args = _args_from_spans(msg, args, message, spans) if args else None  # type: ignore[arg-type]  # a tuple: checked above
+                if masked_args is not None:
+                    record.args = masked_args
+                    return
+    except Exception:  # a filter that raises breaks the caller's logging call
+        _blank(record)
+        return
+    _redact_fully(record)
+
+
+def _redact_fully(record: logging.LogRecord) -> None:
     try:
         if type(record.msg) is dict and not record.args:
             _redact_event_dict(record)
@@ -102,16 +135,44 @@ def _redact_message(record: logging.LogRecord) -> None:
         # The handler would report the failure with the raw arguments: render them masked.
         record.msg, record.args = mask(_fallback_message(record)), _NO_ARGS
         return
-    masked = mask(message)
+    spans = secret_spans(message)
     args = record.args
-    if masked is message:
+    if not spans:
         if args and type(args) is not tuple and isinstance(args, Mapping):
             # `logger.info("%(user)s", {...})`: keys the message does not use are still there.
             record.args = _masked_args(args)
         return
-    if args and isinstance(record.msg, str) and _mask_in_place(record, record.msg, args, masked):
+    msg = record.msg
+    if args and type(args) is tuple and type(msg) is str:
+        masked_args = _args_from_spans(msg, args, message, spans)
+        if masked_args is not None:
+            record.args = masked_args
+            return
+    masked = splice(message, spans)
+    if args and isinstance(msg, str) and _mask_in_place(record, msg, args, masked):
         return
     record.msg, record.args = masked, _NO_ARGS  # split secret: no shape keeps it hidden
+
+
+def _args_from_spans(
+    msg: str, args: tuple[Any, ...], message: str, spans: list[Span]
+) -> MaskedArgs | None:
+    """The usual case without masking anything twice: each secret found in the message stands
+    whole in string arguments (and not in the template); it is replaced there. ``None`` when
+    the record is not that simple (the general path decides)."""
+    new = list(args)
+    for start, end, replacement in spans:
+        secret = message[start:end]
+        if len(secret) < 8 or secret in msg:
+            return None
+        hit = False
+        for i, arg in enumerate(new):
+            if type(arg) is str and secret in arg:
+                new[i] = arg.replace(secret, replacement)
+                hit = True
+        if not hit:  # rendered from another type, or across arguments
+            return None
+    return MaskedArgs(new)
 
 
 def _mask_in_place(record: logging.LogRecord, msg: str, args: Any, masked: str) -> bool:

@@ -1,23 +1,20 @@
 """``revoke-leaked`` as a plain function: gather, scan, resolve, confirm, revoke, log out leaked
-sessions, record."""
+sessions, record. It returns an :class:`Outcome`; showing it is the command layer's job."""
 
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-import click
-
 from hygiene.api.client import ControlPlaneClient
-from hygiene.api.config import Config, Prompt, check_base_url, load_config
-from hygiene.errors import EXIT_FINDINGS, InputError, UsageError, one_line
+from hygiene.api.config import Config, Prompt, load_config, service_url
+from hygiene.errors import InputError, UsageError
 from hygiene.inventory import REVOKED as STATE_REVOKED
 from hygiene.inventory import default_path, open_inventory
-from hygiene.revoke.output import exit_status, render_json, render_text, summary_line
+from hygiene.revoke.inputs import Leak, check_token_id, load_report, parse_ids
 from hygiene.revoke.plan import (
     NOT_FOUND,
     REVOKED,
@@ -30,73 +27,67 @@ from hygiene.revoke.plan import (
 from hygiene.revoke.run import revoke_all
 from hygiene.revoke.scanned import STDIN, Scanned, scan_paths
 from hygiene.revoke.sessions import SessionTarget, log_out_all
-from hygiene.revoke.sources import Finding, check_token_id, load_report, parse_ids
+
+Tick = Callable[[Result], None]
+# progress(label, total): a context in which tick(result) is called once per result.
+Progress = Callable[[str, int], contextlib.AbstractContextManager[Tick]]
+MakeClient = Callable[[Config], ControlPlaneClient]
+
+
+@contextlib.contextmanager
+def no_progress(_label: str, _total: int) -> Iterator[Tick]:
+    """A :data:`Progress` that shows nothing."""
+    yield lambda _result: None
 
 
 @dataclass(frozen=True)
 class RevokeOptions:
-    """What the user asked for (the command line, minus anything secret)."""
+    """What the user asked for (minus anything secret, and minus how to show it)."""
 
     reports: tuple[Path, ...] = ()
     token_ids: tuple[str, ...] = ()
     ids_from: str | None = None  # a file, or "-" for standard input
     dry_run: bool = False
-    fmt: str = "text"
     yes: bool = False
-    scan: tuple[str, ...] = ()  # --scan: files, folders or "-" scanned in this process
+    scan: tuple[str, ...] = ()  # files, folders or "-" scanned in this process
 
 
 @dataclass
-class Console:
-    """The command's I/O, injected: streams, whether they are terminals, how to ask."""
+class Interaction:
+    """How the run reaches the user, supplied by the command layer."""
 
-    stdin: TextIO = field(default_factory=lambda: sys.stdin)
-    stdout: TextIO = field(default_factory=lambda: sys.stdout)
-    stderr: TextIO = field(default_factory=lambda: sys.stderr)
-    interactive: bool = False  # standard input is a terminal: confirm, prompt for a password
-    progress: bool = False  # standard error is a terminal: show a progress bar
+    stdin: TextIO  # what `--ids-from -` and `--scan -` read
+    interactive: bool = False  # a person can answer: confirm, prompt for a password
     confirm: Callable[[str], bool] = lambda _question: True
     prompt: Prompt | None = None
+    progress: Progress = no_progress
 
 
-MakeClient = Callable[[Config], ControlPlaneClient]
+@dataclass
+class Outcome:
+    """What the run did: one result per id, finding or session; files ``--scan`` could not read;
+    ``declined`` when the user answered no (then nothing was sent)."""
+
+    results: list[Result] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    dry_run: bool = False
+    declined: bool = False
 
 
-def gather(opts: RevokeOptions, stdin: TextIO) -> tuple[list[Finding], list[str]]:
-    """Findings of every report and every token id given, validated."""
-    findings = [f for report in opts.reports for f in load_report(report)]
+def gather(opts: RevokeOptions, stdin: TextIO) -> tuple[list[Leak], list[str]]:
+    """Leaks named by every report and every token id given, validated."""
+    leaks = [leak for report in opts.reports for leak in load_report(report)]
     ids = [check_token_id(tid) for tid in opts.token_ids]
-    if opts.ids_from == "-":
+    if opts.ids_from == STDIN:
         ids += parse_ids(stdin, "<stdin>")
     elif opts.ids_from is not None:
         try:
             text = Path(opts.ids_from).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read --ids-from {opts.ids_from}: {exc}") from None
+            message = f"cannot read {{ids_from}} {opts.ids_from}: {exc}"
+            raise InputError(message, options=("ids_from",)) from None
         ids += parse_ids(text.splitlines(), opts.ids_from)
-    return findings, ids
-
-
-@contextlib.contextmanager
-def _progress(
-    console: Console, total: int, label: str = "Revoking"
-) -> Iterator[Callable[[Result], None]]:
-    if not console.progress or total < 2:
-        yield lambda _result: None
-        return
-    with click.progressbar(length=total, label=label, file=console.stderr) as bar:
-        yield lambda _result: bar.update(1)
-
-
-def _show(results: list[Result], opts: RevokeOptions, console: Console, errors: list[str]) -> int:
-    if opts.fmt == "json":
-        print(render_json(results, opts.dry_run), file=console.stdout)
-    elif results:
-        print(render_text(results), file=console.stdout)
-    for error in errors:  # files --scan could not read: the run is incomplete
-        print(f"revoke-leaked: {one_line(error)}", file=console.stderr)
-    print(f"revoke-leaked: {summary_line(results, opts.dry_run)}", file=console.stderr)
-    return max(exit_status(results), EXIT_FINDINGS if errors else 0)
+    return leaks, ids
 
 
 def _record(inventory_path: Path, results: list[Result]) -> None:
@@ -107,24 +98,24 @@ def _record(inventory_path: Path, results: list[Result]) -> None:
 
 
 def _revoke(
-    plan: Plan, config: Config, console: Console, make_client: MakeClient, inventory_path: Path
+    plan: Plan, config: Config, talk: Interaction, make_client: MakeClient, inventory: Path
 ) -> list[Result]:
     arrived: list[Result] = []
-
-    def done(result: Result, tick: Callable[[Result], None]) -> None:
-        arrived.append(result)
-        tick(result)
-
     try:
-        with make_client(config) as client, _progress(console, len(plan.targets)) as tick:
-            return revoke_all(client, plan.targets, on_done=lambda r: done(r, tick))
+        with make_client(config) as client, talk.progress("Revoking", len(plan.targets)) as tick:
+
+            def done(result: Result) -> None:
+                arrived.append(result)
+                tick(result)
+
+            return revoke_all(client, plan.targets, on_done=done)
     finally:
         # Also when the run stops partway (AUTH_FAILED, Ctrl-C): what was revoked is recorded.
-        _record(inventory_path, arrived)
+        _record(inventory, arrived)
 
 
-def _log_out(sessions: list[SessionTarget], base_url: str, console: Console) -> list[Result]:
-    with _progress(console, len(sessions), "Logging out") as tick:
+def _log_out(sessions: list[SessionTarget], base_url: str, talk: Interaction) -> list[Result]:
+    with talk.progress("Logging out", len(sessions)) as tick:
         return log_out_all(sessions, base_url, on_done=tick)
 
 
@@ -137,50 +128,52 @@ def _question(plan: Plan, sessions: list[SessionTarget], base_url: str) -> str:
     return f"Revoke {pats} token(s) and log out {logouts} leaked session(s) at {base_url}?"
 
 
-def _base_url(env: Mapping[str, str]) -> str:
-    """Where leaked sessions are logged out: ``AIC_BASE_URL`` and nowhere else."""
-    url = env.get("AIC_BASE_URL", "").strip()
-    if not url:
-        raise UsageError("AIC_BASE_URL is not set (the control plane's address)")
-    return check_base_url(url, env.get("AIC_ALLOW_HTTP", "") == "1")
-
-
-def _collect(opts: RevokeOptions, env: Mapping[str, str], console: Console) -> tuple[Plan, Scanned]:
+def _collect(opts: RevokeOptions, env: Mapping[str, str], stdin: TextIO) -> tuple[Plan, Scanned]:
     if not (opts.reports or opts.token_ids or opts.ids_from or opts.scan):
-        raise UsageError("nothing to revoke: give a REPORT, --token-id, --ids-from or --scan")
+        fields = ("reports", "token_ids", "ids_from", "scan")
+        message = "nothing to revoke: give a {reports}, {token_ids}, {ids_from} or {scan}"
+        raise UsageError(message, options=fields)
     if opts.ids_from == STDIN and STDIN in opts.scan:
-        raise UsageError("standard input can feed --ids-from - or --scan -, not both")
-    findings, ids = gather(opts, console.stdin)
-    scanned = scan_paths(opts.scan, console.stdin)
+        message = "standard input can feed {ids_from} - or {scan} -, not both"
+        raise UsageError(message, options=("ids_from", "scan"))
+    leaks, ids = gather(opts, stdin)
+    scanned = scan_paths(opts.scan, stdin)
     with open_inventory(default_path(env), create=False) as inventory:
-        return make_plan([*findings, *scanned.pats], ids, inventory), scanned
+        return make_plan([*leaks, *scanned.pats], ids, inventory), scanned
 
 
 def revoke_leaked(
     opts: RevokeOptions,
     env: Mapping[str, str],
-    console: Console,
+    talk: Interaction,
     make_client: MakeClient = ControlPlaneClient,
-) -> int:
-    """Run ``revoke-leaked``; returns the exit status (errors raise HygieneError)."""
-    plan, scanned = _collect(opts, env, console)
+) -> Outcome:
+    """Run ``revoke-leaked``; errors that stop the whole run raise HygieneError."""
+    plan, scanned = _collect(opts, env, talk.stdin)
     sessions = scanned.sessions
     if opts.dry_run:
         would = [Result(t.token_id, t.fingerprint, WOULD_REVOKE) for t in plan.targets]
         would += [s.result(WOULD_LOG_OUT) for s in sessions]
-        return _show(would + plan.unresolved, opts, console, scanned.errors)
-    config = load_config(env, prompt=console.prompt) if plan.targets else None
-    base_url = config.base_url if config is not None else _base_url(env) if sessions else ""
-    asking = bool(base_url) and console.interactive and not opts.yes
-    if asking and not console.confirm(_question(plan, sessions, base_url)):
-        print("revoke-leaked: nothing revoked", file=console.stderr)
-        return EXIT_FINDINGS
+        return Outcome(would + plan.unresolved, scanned.errors, dry_run=True)
+    config = load_config(env, prompt=talk.prompt) if plan.targets else None
+    base_url = config.base_url if config is not None else service_url(env) if sessions else ""
+    asking = bool(base_url) and talk.interactive and not opts.yes
+    if asking and not talk.confirm(_question(plan, sessions, base_url)):
+        return Outcome(declined=True)
     results = []
     if config is not None:
-        results += _revoke(plan, config, console, make_client, default_path(env))
+        results += _revoke(plan, config, talk, make_client, default_path(env))
     if sessions:
-        results += _log_out(sessions, base_url, console)
-    return _show(results + plan.unresolved, opts, console, scanned.errors)
+        results += _log_out(sessions, base_url, talk)
+    return Outcome(results + plan.unresolved, scanned.errors)
 
 
-__all__ = ["Console", "RevokeOptions", "gather", "revoke_leaked"]
+__all__ = [
+    "Interaction",
+    "Outcome",
+    "Progress",
+    "RevokeOptions",
+    "gather",
+    "no_progress",
+    "revoke_leaked",
+]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from hygiene.detection import BEARER_TOKEN
 from hygiene.inventory import Inventory
-from hygiene.revoke.sources import Finding
+from hygiene.revoke.inputs import Leak
 
 REVOKED, NOT_FOUND, FAILED, UNRESOLVED = "revoked", "not_found", "failed", "unresolved"
 LOGGED_OUT, NOT_LIVE = "logged_out", "not_live"  # leaked session tokens (--scan)
@@ -59,7 +59,7 @@ class Plan:
     unresolved: list[Result] = field(default_factory=list)
 
 
-def make_plan(findings: Iterable[Finding], ids: Iterable[str], inventory: Inventory) -> Plan:
+def make_plan(findings: Iterable[Leak], ids: Iterable[str], inventory: Inventory) -> Plan:
     """Resolve findings through the inventory; each token id appears once, in given order."""
     plan = Plan()
     seen_ids: set[str] = set()

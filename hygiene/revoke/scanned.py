@@ -12,16 +12,16 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
 from hygiene.detection import AIC_PAT, PAT_PREFIX
+from hygiene.revoke.inputs import Leak
 from hygiene.revoke.sessions import SessionTarget, session_targets
-from hygiene.revoke.sources import Finding
-from hygiene.scan.api import STDIN, ScanRequest, run_scan
+from hygiene.scan.request import STDIN, ScanRequest, run_scan
 
 
 @dataclass
 class Scanned:
     """What ``--scan`` found: PAT findings, session targets, and files it could not read."""
 
-    pats: list[Finding] = field(default_factory=list)
+    pats: list[Leak] = field(default_factory=list)
     sessions: list[SessionTarget] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -50,7 +50,7 @@ def scan_paths(paths: Sequence[str], stdin: TextIO) -> Scanned:
         f = d.finding
         if f.type == AIC_PAT or d.secret.token.startswith(PAT_PREFIX):
             where = f"{f.path}:{f.line}"
-            found.pats.append(Finding(f.fingerprint, AIC_PAT, where, f.masked))
+            found.pats.append(Leak(f.fingerprint, AIC_PAT, where, f.masked))
         else:
             sessions.append(d)
     found.sessions = session_targets(sessions)

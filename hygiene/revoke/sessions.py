@@ -16,21 +16,16 @@ user are needed: the leaked token authenticates its own logout.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import httpx
 
-from hygiene import __version__
 from hygiene.api.auth import ORG_HEADER, error_code
-from hygiene.api.transport import RetryPolicy, RetryTransport
+from hygiene.api.bearer import bearer_client, bearer_headers, each_concurrently
+from hygiene.api.endpoints import LOGOUT, MEMBERSHIPS
+from hygiene.api.transport import RetryPolicy
 from hygiene.revoke.plan import FAILED, LOGGED_OUT, NOT_LIVE, Result
-from hygiene.scan.findings import Detection
-
-MEMBERSHIPS = "/api/v1/org/memberships"
-LOGOUT = "/api/v1/auth/logout"
-WORKERS = 8
-TIMEOUT = httpx.Timeout(15.0, connect=5.0)
+from hygiene.scan import Detection
 
 
 @dataclass(frozen=True)
@@ -77,15 +72,14 @@ def _org_of(response: httpx.Response) -> str | None:
 
 def log_out_one(client: httpx.Client, target: SessionTarget) -> Result:
     """Memberships, then logout, both with the leaked token; see the module's docstring."""
-    bearer = {"Authorization": f"Bearer {target.token}"}
     try:
-        found = client.get(MEMBERSHIPS, headers=bearer)
+        found = client.get(MEMBERSHIPS, headers=bearer_headers(target.token))
         if found.status_code == 401:
             return target.result(NOT_LIVE, 401)
         org = _org_of(found) if found.status_code == 200 else None
         if org is None:
             return target.result(FAILED, found.status_code, error_code(found) or "MEMBERSHIPS")
-        answer = client.post(LOGOUT, headers={**bearer, ORG_HEADER: org})
+        answer = client.post(LOGOUT, headers=bearer_headers(target.token, **{ORG_HEADER: org}))
     except httpx.HTTPError as exc:
         return target.result(FAILED, None, type(exc).__name__)
     if answer.status_code == 204:
@@ -102,7 +96,6 @@ def log_out_all(
     *,
     transport: httpx.BaseTransport | None = None,
     policy: RetryPolicy | None = None,
-    workers: int = WORKERS,
     on_done: Callable[[Result], None] | None = None,
 ) -> list[Result]:
     """Log out every target at ``base_url`` (already checked: https, or loopback http).
@@ -111,21 +104,10 @@ def log_out_all(
     """
     if not targets:
         return []
-    inner = transport or httpx.HTTPTransport(verify=True)
-    client = httpx.Client(
-        base_url=base_url,
-        transport=RetryTransport(inner, policy=policy),
-        timeout=TIMEOUT,
-        follow_redirects=False,
-        headers={"User-Agent": f"aic-token-hygiene/{__version__}"},
-    )
-    with client, ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets)))) as pool:
-        results = []
-        for result in pool.map(lambda target: log_out_one(client, target), targets):
-            if on_done is not None:
-                on_done(result)
-            results.append(result)
-        return results
+    with bearer_client(base_url, transport=transport, policy=policy) as client:
+        return each_concurrently(
+            lambda target: log_out_one(client, target), targets, on_done=on_done
+        )
 
 
 __all__ = ["SessionTarget", "log_out_all", "log_out_one", "session_targets"]

@@ -6,7 +6,7 @@ printable :class:`Finding` with its :class:`~hygiene.detection.Secret` (``keep_s
 
 from __future__ import annotations
 
-from hygiene.scan.api import ScanRequest, run_scan
 from hygiene.scan.findings import Detection, Finding, ScanResult
+from hygiene.scan.request import ScanRequest, run_scan
 
 __all__ = ["Detection", "Finding", "ScanRequest", "ScanResult", "run_scan"]

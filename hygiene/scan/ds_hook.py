@@ -1,146 +1,16 @@
-"""``aic-detect-secrets``: detect-secrets' pre-commit hook with the AIC plugin, minus its traps.
+"""The ``aic-detect-secrets`` hook at its path of earlier releases.
 
-    python -m hygiene.scan.ds_hook [detect-secrets-hook options] FILE...
-    python -m hygiene.scan.ds_hook audit [detect-secrets audit options] BASELINE
-
-What it changes against plain ``detect-secrets-hook`` (see notes on detect-secrets 1.5.0):
-
-* the AIC plugin is always loaded from this package (users need no path to a plugin file);
-* the ``is_indirect_reference`` filter is off, so ``Client(token="pat_AIC_...")`` is found;
-* a baseline naming a plugin file that does not exist is an error (exit 2), where
-  detect-secrets would log it and pass having scanned nothing;
-* ``audit`` on a baseline with custom plugins does not crash (detect-secrets issue #611: the
-  secret-type registry is cached before the baseline's plugins are configured).
+``.pre-commit-hooks.yaml`` of revisions users have pinned runs ``python -m hygiene.scan.ds_hook``;
+the hook itself is :mod:`hygiene.commands.detect_secrets_hook`.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
 
-PLUGIN_NAME = "AicTokenDetector"
-INDIRECT_FILTER = "detect_secrets.filters.heuristic.is_indirect_reference"
-PROG = "aic-detect-secrets"
+from hygiene.commands.detect_secrets_hook import main
 
-
-class HookError(Exception):
-    """Something that must stop the hook with exit status 2 and one line on stderr."""
-
-
-def plugin_file() -> str:
-    """The path of the plugin module inside the installed package."""
-    from hygiene.scan import ds_plugin
-
-    return os.path.abspath(ds_plugin.__file__)
-
-
-def baseline_argument(argv: Sequence[str]) -> str | None:
-    """The value of ``--baseline`` in ``argv``, if any."""
-    for i, arg in enumerate(argv):
-        if arg == "--baseline" and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith("--baseline="):
-            return arg.split("=", 1)[1]
-    return None
-
-
-def check_baseline_plugins(path: str) -> None:
-    """Every plugin file a baseline names must exist (relative ``file://`` paths resolve from
-    the current folder, as detect-secrets resolves them)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc: Any = json.load(f)
-    except FileNotFoundError:
-        return  # detect-secrets reports a missing baseline itself
-    except (OSError, ValueError) as exc:
-        raise HookError(f"baseline {path} cannot be read: {exc}") from None
-    for plugin in doc.get("plugins_used", []) if isinstance(doc, dict) else []:
-        location = plugin.get("path") if isinstance(plugin, dict) else None
-        if isinstance(location, str) and not os.path.exists(location.removeprefix("file://")):
-            raise HookError(
-                f"baseline {path} names plugin {plugin.get('name')} at {location}, which does "
-                "not exist here: nothing would be scanned. Regenerate the baseline with a "
-                "relative path (file://plugins/aic_tokens.py) or drop the entry"
-            )
-
-
-def _clear_type_registry_on_configure() -> None:
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.settings import Settings
-
-    original = Settings.configure_plugins
-    if getattr(original, "_aic_patched", False):
-        return
-
-    def configure_plugins(self: Any, config: Any) -> Any:
-        result = original(self, config)
-        get_mapping_from_secret_type_to_class.cache_clear()
-        return result
-
-    configure_plugins._aic_patched = True  # type: ignore[attr-defined]
-    # The workaround for detect-secrets #611 is to patch its settings class in this process.
-    Settings.configure_plugins = configure_plugins  # type: ignore[method-assign]
-
-
-def _ensure_plugin_after(parse: Callable[..., Any]) -> Callable[..., Any]:
-    from detect_secrets.settings import get_settings
-
-    def parse_args(argv: Any = None) -> Any:
-        args = parse(argv)
-        settings = get_settings()
-        if PLUGIN_NAME not in settings.plugins:
-            settings.configure_plugins([{"name": PLUGIN_NAME, "path": "file://" + plugin_file()}])
-        settings.disable_filters(INDIRECT_FILTER)
-        if PLUGIN_NAME not in settings.plugins:
-            raise HookError("the AIC plugin could not be enabled")
-        return args
-
-    return parse_args
-
-
-def run_hook(argv: Sequence[str]) -> int:
-    """detect-secrets-hook with the plugin loaded and the indirect-reference filter off."""
-    from detect_secrets import pre_commit_hook
-
-    baseline = baseline_argument(argv)
-    if baseline:
-        check_baseline_plugins(baseline)
-    _clear_type_registry_on_configure()
-    pre_commit_hook.parse_args = _ensure_plugin_after(pre_commit_hook.parse_args)
-    args = ["--plugin", plugin_file(), "--disable-filter", INDIRECT_FILTER, *argv]
-    return int(pre_commit_hook.main(args))
-
-
-def run_audit(argv: Sequence[str]) -> int:
-    """``detect-secrets audit`` without the custom-plugin crash."""
-    from detect_secrets import main as ds_main
-
-    for arg in argv:
-        if not arg.startswith("-") and os.path.isfile(arg):
-            check_baseline_plugins(arg)
-    _clear_type_registry_on_configure()
-    return int(ds_main.main(["audit", *argv]) or 0)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; exit 2 with one line when the plugin cannot be loaded."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    try:
-        plugin_file()
-        if args[:1] == ["audit"]:
-            return run_audit(args[1:])
-        return run_hook(args)
-    except HookError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
-    except ImportError as exc:
-        message = f"cannot load detect-secrets or the AIC plugin: {exc}"
-        print(f"{PROG}: error: {message}", file=sys.stderr)
-        return 2
-
+__all__ = ["main"]
 
 if __name__ == "__main__":
     sys.exit(main())

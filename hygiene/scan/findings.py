@@ -3,9 +3,11 @@ process, a :class:`Detection` pairing a finding with its :class:`~hygiene.detect
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from hygiene.detection import Secret
+from hygiene.scan.matcher.engine import Hit
 
 
 @dataclass(frozen=True)
@@ -36,9 +38,20 @@ class Detection:
     secret: Secret = field(repr=False)
 
 
-def finding_for(secret: Secret, path: str, line: int, column: int) -> Finding:
-    """The printable description of ``secret`` found at ``path:line:column``."""
-    return Finding(path, line, column, secret.type_id, secret.masked, secret.fingerprint)
+def detection_for(
+    hit: Hit, path: str, *, line: int | None = None, commit: str | None = None
+) -> Detection:
+    """The one place where a matcher's hit becomes a detection at ``path``.
+
+    ``line`` replaces the hit's own line number where the hit was found in a piece of a file
+    (history: an added line, numbered in its commit's version of the file).
+    """
+    secret = hit.secret
+    where = hit.line if line is None else line
+    finding = Finding(
+        path, where, hit.column, secret.type_id, secret.masked, secret.fingerprint, commit
+    )
+    return Detection(finding, secret)
 
 
 @dataclass
@@ -51,6 +64,10 @@ class ScanResult:
     files: int = 0
     bytes: int = 0
     seconds: float = 0.0
+
+    def record(self, hits: Iterable[Hit], path: str) -> None:
+        """Add a detection for each hit found in the file shown as ``path``."""
+        self.detections.extend(detection_for(hit, path) for hit in hits)
 
     @property
     def findings(self) -> list[Finding]:

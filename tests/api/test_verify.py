@@ -5,10 +5,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from hygiene.api.verify import verify_tokens
 from hygiene.detection import fingerprint
 from hygiene.errors import UsageError
 from hygiene.testing import ControlPlane
-from hygiene.verify import verify_tokens
 from tests.helpers import SecretGuard
 
 

@@ -117,3 +117,26 @@ def test_no_over_masking_where_there_is_no_secret() -> None:
     ]
     for line in lines:
         assert mask(line) == line
+
+
+def test_frame_variables_a_random_credential_is_masked_whatever_its_name(
+    guard: SecretGuard,
+) -> None:
+    from hygiene.masking.values import mask_locals
+
+    session = guard.session_token()
+    ordinary = {
+        "request_id": "123e4567-e89b-12d3-a456-426614174000",
+        "name": "alice",
+        "count": 3,
+        "path": "/usr/local/lib/python3.11/site-packages",
+        "module": "app.services.billing",
+    }
+    masked = mask_locals(
+        {"sess": session, "shown": repr(session), "password": "hunter2", **ordinary}
+    )
+    guard.capture(repr(masked))
+    assert masked["sess"] == "…" + session[-4:]
+    assert masked["shown"] == "'…" + session[-4:] + "'"
+    assert masked["password"] == "…"
+    assert {k: masked[k] for k in ordinary} == ordinary

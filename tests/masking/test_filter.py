@@ -266,6 +266,7 @@ def test_a_failure_inside_masking_withholds_the_record_instead_of_raising(
         raise MemoryError("pretend")
 
     monkeypatch.setattr("hygiene.masking.records.mask", broken)
+    monkeypatch.setattr("hygiene.masking.records.secret_spans", broken)
     token = guard.pat()
     sink = _filtered(logger)
     logger.info("created %s", token, extra={"token": token})

@@ -159,3 +159,16 @@ def test_tokens_of_any_length_are_masked_whole() -> None:
             masked = mask(text + " after")
             assert masked.endswith(body[-4:] + " after")
             assert len(masked) < 40
+
+
+def test_the_gate_lets_every_hint_through_short_and_long() -> None:
+    from hygiene.masking.keys import KEY_HINTS
+    from hygiene.masking.text import may_hold_secret
+
+    for hint in (*KEY_HINTS, "bearer", "basic", "://u:p@", "\x1b[0m"):
+        for word in (hint, hint.upper(), hint.title()):
+            for pad in (4, 600):  # the substring gate, and the Hyperscan pass for long texts
+                assert may_hold_secret(f"{'.' * pad} {word} {'.' * pad}"), word
+    assert may_hold_secret("x pat_AIC_ y")
+    assert not may_hold_secret("user alice logged in from 10.0.0.1")
+    assert not may_hold_secret("." * 1000)

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from hygiene.commands.revoke import Console
 from hygiene.detection import fingerprint, masked_form
 from hygiene.inventory import open_inventory
-from hygiene.revoke import Console
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard
 

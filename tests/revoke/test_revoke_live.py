@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from hygiene.commands.revoke import Console, revoke_leaked
 from hygiene.errors import AuthFailed, InputError, UsageError
 from hygiene.inventory import REVOKED, open_inventory
-from hygiene.revoke import Console, RevokeOptions, revoke_leaked
+from hygiene.revoke import RevokeOptions
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard
 from tests.revoke.conftest import World, leak_pats
@@ -20,10 +21,14 @@ API = "/api/v1"
 
 
 def run(
-    opts: RevokeOptions, env: dict[str, str], guard: SecretGuard, stdin: str = ""
+    opts: RevokeOptions,
+    env: dict[str, str],
+    guard: SecretGuard,
+    stdin: str = "",
+    fmt: str = "text",
 ) -> tuple[int, str, str]:
     console = Console(stdin=io.StringIO(stdin), stdout=io.StringIO(), stderr=io.StringIO())
-    status = revoke_leaked(opts, env, console)
+    status = revoke_leaked(opts, env, console, fmt=fmt)
     out, err = console.stdout.getvalue(), console.stderr.getvalue()  # type: ignore[attr-defined]
     guard.capture(out, err)
     return status, out, err
@@ -65,8 +70,8 @@ def test_faults_together_every_id_revoked_then_rerun_is_harmless(
     switches.reset_next = 2
     switches.unauthorized_at = 20
 
-    opts = RevokeOptions(reports=(report,), ids_from=str(ids_file), fmt="json", yes=True)
-    status, out, _ = run(opts, world.env(), guard)
+    opts = RevokeOptions(reports=(report,), ids_from=str(ids_file), yes=True)
+    status, out, _ = run(opts, world.env(), guard, fmt="json")
     doc = json.loads(out)
     assert status == 0, doc["summary"]
     assert doc["summary"] == {
@@ -95,7 +100,7 @@ def test_faults_together_every_id_revoked_then_rerun_is_harmless(
         assert {e.state for e in inv.entries()} == {REVOKED}
 
     switches.fail_probability = 0.0
-    status, out, _ = run(opts, world.env(), guard)
+    status, out, _ = run(opts, world.env(), guard, fmt="json")
     assert status == 0
     assert json.loads(out)["summary"]["not_found"] == 60
     guard.capture(caplog.text)
@@ -165,9 +170,10 @@ def test_detect_secrets_baseline_is_resolved_by_sha1(
 def test_dry_run_sends_nothing(world: World, guard: SecretGuard, tmp_path: Path) -> None:
     report = world.report(tmp_path / "r.json", world.leaks)
     status, out, err = run(
-        RevokeOptions(reports=(report,), dry_run=True, fmt="json"),
+        RevokeOptions(reports=(report,), dry_run=True),
         {"HYGIENE_INVENTORY": str(world.inventory)},
         guard,
+        fmt="json",
     )
     assert status == 0
     assert json.loads(out)["summary"]["would_revoke"] == 4
@@ -232,7 +238,7 @@ def test_renewal_by_refresh_during_a_concurrent_run(
     control_plane.state.token_lifetime = 1.0
     control_plane.switches.set_rate_limit(5, window=0.25)  # 20/s in short windows: ~2 s run
     ids = tuple(x.token_id for x in leaks)
-    status, out, _ = run(RevokeOptions(token_ids=ids, yes=True, fmt="json"), world.env(), guard)
+    status, out, _ = run(RevokeOptions(token_ids=ids, yes=True), world.env(), guard, fmt="json")
     assert status == 0, out
     assert json.loads(out)["summary"]["revoked"] == 36
     refreshed = [r for r in control_plane.requests if r.path == API + "/auth/refresh"]
@@ -251,7 +257,7 @@ def test_aic_token_without_the_scope_ends_failed(world: World, guard: SecretGuar
         "HYGIENE_INVENTORY": str(world.inventory),
     }
     target = world.leaks[0].token_id
-    status, out, _ = run(RevokeOptions(token_ids=(target,), fmt="json", yes=True), env, guard)
+    status, out, _ = run(RevokeOptions(token_ids=(target,), yes=True), env, guard, fmt="json")
     assert status == 1
     (result,) = json.loads(out)["results"]
     assert (result["status"], result["http_status"], result["error"]) == ("failed", 403, "SCOPE")

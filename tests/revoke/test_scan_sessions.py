@@ -17,9 +17,10 @@ import httpx
 import pytest
 
 from hygiene.api import ControlPlaneClient, load_config
+from hygiene.commands.revoke import revoke_leaked
 from hygiene.detection import fingerprint
 from hygiene.inventory import REVOKED, open_inventory
-from hygiene.revoke import RevokeOptions, revoke_leaked
+from hygiene.revoke import RevokeOptions
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard, run_hygiene
 from tests.revoke.conftest import declining_console

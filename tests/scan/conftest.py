@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hygiene.scan.needles import HyperscanFinder, NeedleFinder, PythonFinder
+from hygiene.scan.matcher.needles import HyperscanFinder, NeedleFinder, PythonFinder
 
 
 @pytest.fixture(scope="module", params=["python", "hyperscan"])

@@ -1,0 +1,78 @@
+"""Is a found PAT live? Ask the service it belongs to, and nobody else.
+
+``verify_tokens`` sends each token once, as the bearer of ``GET /api/v1/org/memberships`` to
+``base_url`` (the user's ``AIC_BASE_URL``, https unless loopback): 200 is ``live``, 401 is
+``dead``, anything else (403, 429 after retries, 5xx, a redirect, a network error) is
+``unknown``. :func:`verified_findings` marks a scan's findings with the answers; they carry
+the answer, never the token.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Literal
+
+import httpx
+
+from hygiene.api.bearer import bearer_client, bearer_headers, each_concurrently
+from hygiene.api.config import check_base_url
+from hygiene.api.endpoints import MEMBERSHIPS
+from hygiene.api.transport import RetryPolicy
+from hygiene.detection import AIC_PAT, fingerprint
+
+if TYPE_CHECKING:
+    from hygiene.scan import Finding, ScanResult
+
+Liveness = Literal["live", "dead", "unknown"]
+_POLICY = RetryPolicy(attempts=3, throttled_attempts=3, max_retry_after=30.0)
+
+
+def _check(client: httpx.Client, token: str) -> Liveness:
+    try:
+        response = client.get(MEMBERSHIPS, headers=bearer_headers(token))
+    except httpx.HTTPError:
+        return "unknown"
+    if response.status_code == 200:
+        return "live"
+    return "dead" if response.status_code == 401 else "unknown"
+
+
+def verify_tokens(
+    tokens: Iterable[str],
+    base_url: str,
+    *,
+    allow_http: bool = False,
+    transport: httpx.BaseTransport | None = None,
+    timeout: float = 10.0,
+) -> dict[str, Liveness]:
+    """``{fingerprint: "live" | "dead" | "unknown"}`` for each distinct token.
+
+    Raises :class:`~hygiene.errors.UsageError` for a ``base_url`` that is not https (plain
+    http only for loopback, or with ``allow_http``).
+    """
+    url = check_base_url(base_url, allow_http)
+    unique = {fingerprint(t): t for t in tokens}
+    if not unique:
+        return {}
+    with bearer_client(url, transport=transport, policy=_POLICY, timeout=timeout) as client:
+        answers = each_concurrently(lambda token: _check(client, token), unique.values())
+    return dict(zip(unique, answers, strict=True))
+
+
+def verified_findings(
+    result: ScanResult, base_url: str, *, allow_http: bool = False, only_live: bool = False
+) -> list[Finding]:
+    """The result's findings, PATs marked with their liveness (``only_live``: live ones only)."""
+    tokens = [d.secret.token for d in result.detections if d.secret.type_id == AIC_PAT]
+    answers = verify_tokens(tokens, base_url, allow_http=allow_http)
+    marked = [
+        dataclasses.replace(f, live=answers.get(f.fingerprint, "unknown"))
+        if f.type == AIC_PAT
+        else f
+        for f in result.findings
+    ]
+    return [f for f in marked if f.live == "live"] if only_live else marked
+
+
+__all__ = ["Liveness", "verified_findings", "verify_tokens"]

@@ -1,0 +1,33 @@
+"""The detect-secrets plugin: ``AIC Personal Access Token`` findings from the detection core.
+
+A thin layer over :func:`hygiene.detection.find_secrets` (no pattern of its own). It never
+verifies over the network (detect-secrets would call ``verify`` twice per match and abort the
+scan on any non-``requests`` exception). ``plugins/aic_tokens.py`` re-exports it for
+``detect-secrets scan --plugin``; :mod:`hygiene.integrations.detect_secrets.hook` loads it by
+this file's path; ``hygiene/scan/ds_plugin.py`` re-exports it for baselines that name that path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+from detect_secrets.plugins.base import BasePlugin
+
+from hygiene.detection import AIC_PAT, find_secrets
+
+SECRET_TYPE = "AIC Personal Access Token"  # noqa: S105 - written into baselines: never rename
+
+
+class AicTokenDetector(BasePlugin):
+    """Finds ``pat_AIC_`` personal access tokens (placeholders excluded)."""
+
+    secret_type = SECRET_TYPE
+
+    def analyze_string(self, string: str) -> Generator[str, None, None]:
+        """Each PAT in ``string`` (detect-secrets hashes it and handles allowlist markers)."""
+        for secret in find_secrets(string):
+            if secret.type_id == AIC_PAT:
+                yield secret.token
+
+
+__all__ = ["SECRET_TYPE", "AicTokenDetector"]

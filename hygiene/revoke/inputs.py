@@ -1,0 +1,112 @@
+"""What to revoke, as the user gives it: scan reports, detect-secrets baselines, token ids.
+
+Accepted report shapes (JSON):
+
+* ``hygiene scan --format json``: ``{"findings": [{"fingerprint": "sha256:...", ...}]}``;
+* a detect-secrets baseline: ``{"results": {path: [{"hashed_secret": sha1, "type": ...}]}}``.
+  Entries of other secret types (AWS keys, ...) that no inventory entry matches are not this
+  service's tokens and are skipped rather than reported ``unresolved``;
+* a hygiene baseline: ``{"version": 1, "fingerprints": ["sha256:..."]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hygiene.detection import AIC_PAT
+from hygiene.errors import InputError
+
+DETECT_SECRETS_TYPE = "AIC Personal Access Token"
+_SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
+_SHA1 = re.compile(r"[0-9a-f]{40}")
+_TOKEN_ID = re.compile(r"[A-Za-z0-9._:-]{1,200}")
+
+
+@dataclass(frozen=True)
+class Leak:
+    """A leaked secret named by a report, known by hash: ``key`` is a ``sha256:`` fingerprint or a SHA-1 hex."""
+
+    key: str
+    type: str
+    where: str = ""
+    masked: str = ""
+    required: bool = True  # unresolved when no inventory entry matches
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read report {path}: {exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+
+
+def _scan_findings(path: Path, findings: list[Any]) -> list[Leak]:
+    out = []
+    for item in findings:
+        fp = item.get("fingerprint") if isinstance(item, dict) else None
+        if not isinstance(fp, str) or not _SHA256.fullmatch(fp):
+            raise InputError(f"{path}: a finding without a valid sha256 fingerprint")
+        where = f"{item.get('path', '')}:{item.get('line', '')}".strip(":")
+        out.append(Leak(fp, str(item.get("type", AIC_PAT)), where, str(item.get("masked", ""))))
+    return out
+
+
+def _baseline_findings(path: Path, results: dict[str, Any]) -> list[Leak]:
+    out = []
+    for file, entries in results.items():
+        for item in entries if isinstance(entries, list) else []:
+            sha1 = item.get("hashed_secret") if isinstance(item, dict) else None
+            if not isinstance(sha1, str) or not _SHA1.fullmatch(sha1):
+                raise InputError(f"{path}: a baseline entry without a valid hashed_secret")
+            kind = str(item.get("type", ""))
+            where = f"{file}:{item.get('line_number', '')}".strip(":")
+            out.append(Leak(sha1, kind, where, required=kind == DETECT_SECRETS_TYPE))
+    return out
+
+
+def load_report(path: Path) -> list[Leak]:
+    """The findings of one report or baseline file; InputError for anything else."""
+    data = _load_json(path)
+    if isinstance(data, dict) and isinstance(data.get("findings"), list):
+        return _scan_findings(path, data["findings"])
+    if isinstance(data, dict) and isinstance(data.get("results"), dict):
+        return _baseline_findings(path, data["results"])
+    if isinstance(data, dict) and isinstance(data.get("fingerprints"), list):
+        return _scan_findings(path, [{"fingerprint": fp} for fp in data["fingerprints"]])
+    raise InputError(
+        f"{path}: neither a `hygiene scan --format json` report nor a detect-secrets baseline"
+    )
+
+
+def parse_ids(lines: Iterable[str], origin: str) -> list[str]:
+    """Token ids, one per line; blank lines and ``#`` comments are skipped."""
+    ids = []
+    for number, line in enumerate(lines, 1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        check_token_id(text, f"{origin}:{number}")
+        ids.append(text)
+    return ids
+
+
+def check_token_id(token_id: str, origin: str = "{token_ids}") -> str:
+    """A token id is a short path-safe word; a PAT value given by mistake is refused."""
+    if token_id.startswith("pat_AIC_"):
+        message = f"{origin}: that is a token value, not a token id (give the id)"
+        raise InputError(message, options=("token_ids",))
+    if not _TOKEN_ID.fullmatch(token_id):
+        raise InputError(f"{origin}: not a token id", options=("token_ids",))
+    return token_id
+
+
+__all__ = ["Leak", "check_token_id", "load_report", "parse_ids"]

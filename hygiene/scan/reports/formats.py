@@ -1,0 +1,133 @@
+"""Report formats: text (one line per finding), json and SARIF 2.1.0.
+
+Every format is built from :class:`~hygiene.scan.findings.Finding` objects, which hold masked
+forms and fingerprints only, so no format can carry a secret.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import hygiene
+from hygiene.detection import TYPE_NAMES
+from hygiene.scan.findings import Finding, ScanResult
+
+TOOL = "aic-token-hygiene"
+FORMATS = ("text", "json", "sarif")
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def render_text(findings: Sequence[Finding]) -> str:
+    """``PATH:LINE:COLUMN: TYPE MASKED FINGERPRINT12`` per finding (commit-prefixed in history)."""
+    lines = []
+    for f in findings:
+        where = f"{f.commit[:12]}:{f.path}" if f.commit else f.path
+        live = f" {f.live}" if f.live else ""
+        digest = f.fingerprint.removeprefix("sha256:")[:12]
+        lines.append(f"{where}:{f.line}:{f.column}: {f.type} {f.masked} {digest}{live}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _finding_json(f: Finding) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "path": f.path,
+        "line": f.line,
+        "column": f.column,
+        "type": f.type,
+        "masked": f.masked,
+        "fingerprint": f.fingerprint,
+        "commit": f.commit,
+    }
+    if f.live is not None:
+        doc["live"] = f.live
+    return doc
+
+
+def render_json(findings: Sequence[Finding], result: ScanResult) -> str:
+    """The SPEC's json report."""
+    doc = {
+        "tool": TOOL,
+        "version": hygiene.__version__,
+        "findings": [_finding_json(f) for f in findings],
+        "stats": {
+            "files": result.files,
+            "bytes": result.bytes,
+            "seconds": round(result.seconds, 3),
+        },
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _rule(type_id: str) -> dict[str, Any]:
+    name = TYPE_NAMES[type_id]
+    return {
+        "id": type_id,
+        "name": "".join(w.capitalize() for w in type_id.split("-")),
+        "shortDescription": {"text": f"Leaked {name}"},
+        "fullDescription": {"text": f"A {name} was found. Revoke it, then remove it."},
+        "help": {
+            "text": "Revoke the credential (hygiene revoke-leaked), then remove it from "
+            "the file and, if it was committed, from history."
+        },
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"tags": ["security", "secret"]},
+    }
+
+
+def _sarif_result(f: Finding, rule_index: int) -> dict[str, Any]:
+    location: dict[str, Any] = {
+        "physicalLocation": {
+            "artifactLocation": {"uri": f.path.replace("\\", "/").removeprefix("./")},
+            "region": {"startLine": f.line, "startColumn": f.column},
+        }
+    }
+    result: dict[str, Any] = {
+        "ruleId": f.type,
+        "ruleIndex": rule_index,
+        "level": "error",
+        "message": {"text": f"{TYPE_NAMES[f.type]} {f.masked} (fingerprint {f.fingerprint})"},
+        "locations": [location],
+        # The token's fingerprint: the alert survives line moves and history rewrites.
+        "partialFingerprints": {"secretFingerprint/v1": f.fingerprint},
+    }
+    props: dict[str, Any] = {"masked": f.masked}
+    if f.commit:
+        props["commit"] = f.commit
+    if f.live is not None:
+        props["live"] = f.live
+    result["properties"] = props
+    return result
+
+
+def render_sarif(findings: Sequence[Finding]) -> str:
+    """SARIF 2.1.0 for GitHub code scanning: one rule per type id, fingerprints, no secret."""
+    type_ids = list(TYPE_NAMES)
+    doc = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": TOOL,
+                        "version": hygiene.__version__,
+                        "semanticVersion": hygiene.__version__,
+                        "rules": [_rule(t) for t in type_ids],
+                    }
+                },
+                "results": [_sarif_result(f, type_ids.index(f.type)) for f in findings],
+            }
+        ],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def render(fmt: str, findings: Sequence[Finding], result: ScanResult) -> str:
+    """The report in format ``fmt`` (one of :data:`FORMATS`)."""
+    if fmt == "json":
+        return render_json(findings, result)
+    if fmt == "sarif":
+        return render_sarif(findings)
+    return render_text(findings)

@@ -1,0 +1,81 @@
+"""Scan what a request names and return one :class:`~hygiene.scan.findings.ScanResult`.
+
+The one function other parts call (``hygiene scan``, ``revoke-leaked --scan``, ``--verify``):
+``run_scan(ScanRequest(paths=("src",), keep_secrets=True))``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from hygiene.errors import UsageError
+from hygiene.scan.findings import ScanResult
+from hygiene.scan.limits import DecodeLimits
+from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
+from hygiene.scan.sources.files import Excluder, check_usage, collect_paths, tracked_files
+from hygiene.scan.sources.one_file import scan_stream
+from hygiene.scan.sources.runner import merge, scan_targets
+
+STDIN = "-"
+STDIN_DISPLAY = "<stdin>"
+
+
+@dataclass(frozen=True)
+class ScanRequest:
+    """What to scan. ``keep_secrets`` keeps each detection's token in memory for the caller
+    (and the scan in this process); without it, big scans may use worker processes."""
+
+    paths: tuple[str, ...] = ()
+    staged: bool = False
+    all_files: bool = False
+    history: bool = False
+    since: str | None = None
+    excludes: tuple[str, ...] = ()
+    keep_secrets: bool = False
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    limits: DecodeLimits = field(default_factory=DecodeLimits)
+
+
+def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
+    """Scan the request's source; usage and git errors raise, unreadable files are listed in
+    the result's ``errors``."""
+    check_usage(request.paths, request.staged, request.all_files, request.history)
+    if request.since is not None and not request.history:
+        raise UsageError("{since} needs {history}", options=("since", "history"))
+    excluder = Excluder(request.excludes)
+    if request.staged:
+        from hygiene.scan.sources.staged import scan_staged
+
+        return scan_staged(excluder, request.chunk_size)
+    if request.history:
+        from hygiene.scan.sources.history import scan_history
+
+        return scan_history(excluder, request.since)
+    errors: list[str] = []
+    if request.all_files:
+        targets = tracked_files(excluder)
+    else:
+        paths = [p for p in request.paths or (".",) if p != STDIN]
+        targets = collect_paths(paths, excluder, errors)
+    parts = [
+        scan_targets(targets, chunk_size=request.chunk_size, keep_secrets=request.keep_secrets)
+    ]
+    parts[0].errors[:0] = errors
+    if STDIN in request.paths:
+        parts.append(_scan_stdin(stdin or sys.stdin.buffer, request.chunk_size))
+    return merge(parts)
+
+
+def _scan_stdin(stream: BinaryIO, chunk_size: int) -> ScanResult:
+    started = time.perf_counter()
+    result = ScanResult()
+    try:
+        scan_stream(stream, STDIN_DISPLAY, result, chunk_size)
+        result.files = 1
+    except OSError as exc:
+        result.errors.append(f"{STDIN_DISPLAY}: {exc.strerror or exc}")
+    result.seconds = time.perf_counter() - started
+    return result

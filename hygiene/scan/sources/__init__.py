@@ -1,0 +1,16 @@
+"""The sources: files and ``--exclude`` (``files``), gzip, the git index (``staged``), git
+history (``history``), and the runs over files, serial (``runner``, ``one_file``) and in worker
+processes (``parallel``). Each turns what it reads into hits of the matcher and records them in a
+:class:`~hygiene.scan.findings.ScanResult`.
+
+Only the sources every scan needs are imported here; ``staged``, ``history`` and ``parallel``
+start git or worker processes and are imported where they are used, so a pre-commit run over
+a few files never pays for them.
+"""
+
+from __future__ import annotations
+
+from hygiene.scan.sources.files import Excluder, FileTarget, collect_paths, tracked_files
+from hygiene.scan.sources.runner import merge, scan_targets
+
+__all__ = ["Excluder", "FileTarget", "collect_paths", "merge", "scan_targets", "tracked_files"]

@@ -1,0 +1,137 @@
+"""``--history``: every line any commit added, streamed from ``git log -p``.
+
+git itself selects the commits and files worth reading (``-G`` with the rules' needles), so
+Python parses only diffs that can hold a finding; added lines are scanned with the same engine
+and carry the commit id and their line number in that commit's version of the file.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO
+
+from hygiene.errors import InputError, UsageError
+from hygiene.scan.findings import ScanResult, detection_for
+from hygiene.scan.matcher.engine import scan_bytes
+from hygiene.scan.matcher.needles import NEEDLES
+from hygiene.scan.sources.files import Excluder
+
+
+def history_args(since: str | None) -> list[str]:
+    """The revisions ``history`` (``since`` REV) covers: all refs, or ``REV..HEAD`` (a range
+    ``A..B`` given as REV is used as it is)."""
+    if since is None:
+        return ["--all"]
+    if not since or since.startswith("-"):
+        raise UsageError(f"{{since}}: not a revision: {since!r}", options=("since",))
+    return [since] if ".." in since else [f"{since}..HEAD"]
+
+
+def _ere(needle: bytes, caseless: bool) -> str:
+    """``needle`` as a POSIX extended regex for ``git log -G`` (needles are made of letters,
+    digits, ``_``, ``-`` and ``%``, all literal outside brackets)."""
+    text = needle.decode("ascii")
+    if not caseless:
+        return text
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in text)
+
+
+# What git's -G looks for: a line that holds any rule's needle.
+PICKAXE = "|".join(_ere(needle, rule.caseless) for rule, needle in NEEDLES)
+
+
+def _holds_needle(line: bytes) -> bool:
+    low = line.lower()
+    return any(needle in (low if rule.caseless else line) for rule, needle in NEEDLES)
+
+
+_HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_COMMIT_MARK = b"\0"
+
+
+@dataclass
+class _DiffState:
+    commit: str = ""
+    path: str | None = None
+    in_header: bool = False
+    line: int = 0
+
+
+def _git_log(since: str | None) -> list[str]:
+    return [
+        "git",
+        "-c",
+        "core.quotePath=false",
+        "log",
+        "-p",
+        "-U0",
+        "--text",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-renames",
+        "--format=%x00%H",
+        f"-G{PICKAXE}",
+        *history_args(since),
+        "--",
+    ]
+
+
+def _unquote(raw: bytes) -> str:
+    text = raw.decode("utf-8", "surrogateescape")
+    if text.startswith('"') and text.endswith('"'):
+        text = text[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
+    return text
+
+
+def _added_lines(stream: IO[bytes], state: _DiffState) -> Iterator[bytes]:
+    """Each added line's bytes, with ``state`` telling its commit, path and line number."""
+    for raw in stream:
+        if raw.startswith(_COMMIT_MARK):
+            state.commit, state.path, state.in_header = raw[1:].strip().decode("ascii"), None, False
+        elif raw.startswith(b"diff --git "):
+            state.in_header, state.path = True, None
+        elif state.in_header:
+            if raw.startswith(b"+++ "):
+                target = raw[4:].rstrip(b"\n")
+                state.path = None if target == b"/dev/null" else _unquote(target)[2:]
+            elif m := _HUNK.match(raw):
+                state.in_header, state.line = False, int(m.group(1))
+        elif m := _HUNK.match(raw):
+            state.line = int(m.group(1))
+        elif raw.startswith(b"+") and state.path is not None:
+            yield raw[1:]
+            state.line += 1
+
+
+def scan_history(excluder: Excluder, since: str | None = None) -> ScanResult:
+    """Findings in every line added by the commits of all refs (or of ``--since REV``)."""
+    started = time.perf_counter()
+    result = ScanResult()
+    try:
+        proc = subprocess.Popen(_git_log(since), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as exc:
+        raise InputError(f"cannot run git: {exc.strerror}") from None
+    assert proc.stdout is not None and proc.stderr is not None  # noqa: S101, PT018 - PIPEs
+    state = _DiffState()
+    seen: set[tuple[str, str]] = set()
+    for content in _added_lines(proc.stdout, state):
+        result.bytes += len(content)
+        if state.path is None or excluder.excludes(state.path):
+            continue
+        seen.add((state.commit, state.path))
+        if not _holds_needle(content):
+            continue
+        for hit in scan_bytes(content):
+            found = detection_for(hit, state.path, line=state.line, commit=state.commit)
+            result.detections.append(found)
+    error = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
+    if proc.wait() != 0:
+        reason = error[-1] if error else "git log failed"
+        raise InputError(f"{{history}}: {reason}", options=("history",))
+    result.files = len(seen)
+    result.seconds = time.perf_counter() - started
+    return result

@@ -1,0 +1,237 @@
+"""Scanning many bytes in worker processes.
+
+Big files are split into newline-aligned byte ranges (so every range starts at a line start
+and no match crosses a range boundary), small files are grouped into batches. Each worker
+returns findings with line numbers counted from its range's start and the number of newlines
+it read; the parent fixes line numbers up by prefix sums. Only findings cross the process
+boundary, never a token.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import multiprocessing
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from hygiene.scan.findings import Finding, ScanResult, detection_for
+from hygiene.scan.matcher.engine import StreamScanner
+from hygiene.scan.matcher.linecount import file_recount
+from hygiene.scan.matcher.needles import finder_for
+from hygiene.scan.sources.files import FileTarget
+from hygiene.scan.sources.one_file import scan_target
+
+# A file's byte range whose newlines are to be counted: path, start, end.
+_Job = tuple[str, int, int]
+Mapper = Callable[[Callable[[_Job], int], list[_Job]], list[int]]
+
+RANGE_SIZE = 32 << 20
+BATCH_SIZE = 4 << 20
+# How far past a split point we look for a newline before giving the split up.
+_ALIGN_LIMIT = 1 << 20
+_ALIGN_BLOCK = 64 << 10
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A piece of work: whole files, or bytes ``start:end`` of one file (``is_range``)."""
+
+    targets: tuple[FileTarget, ...]
+    start: int = -1
+    end: int = -1
+    part: int = 0
+
+    @property
+    def is_range(self) -> bool:
+        return self.start >= 0
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start if self.is_range else sum(t.size for t in self.targets)
+
+
+@dataclass
+class UnitResult:
+    unit: Unit
+    findings: list[Finding]
+    errors: list[str]
+    files: int
+    bytes: int
+    newlines: int | None  # of a range; None: not counted (yet)
+
+
+def _next_line_start(path: str, offset: int) -> int | None:
+    # Text has a newline within a few bytes: read small blocks, not the whole limit.
+    with open(path, "rb", buffering=0) as f:
+        f.seek(offset)
+        for start in range(offset, offset + _ALIGN_LIMIT, _ALIGN_BLOCK):
+            block = f.read(_ALIGN_BLOCK)
+            nl = block.find(b"\n")
+            if nl != -1:
+                return start + nl + 1
+            if len(block) < _ALIGN_BLOCK:
+                return None
+    return None
+
+
+def split_file(target: FileTarget, range_size: int = RANGE_SIZE) -> list[Unit]:
+    """``target`` as newline-aligned ranges of about ``range_size`` bytes."""
+    bounds = [0]
+    for guess in range(range_size, target.size, range_size):
+        if guess <= bounds[-1]:
+            continue
+        aligned = _next_line_start(target.fspath, guess)
+        if aligned is not None and bounds[-1] < aligned < target.size:
+            bounds.append(aligned)
+    bounds.append(target.size)
+    return [Unit((target,), a, b, i) for i, (a, b) in enumerate(itertools.pairwise(bounds))]
+
+
+def plan(targets: Sequence[FileTarget], range_size: int = RANGE_SIZE) -> list[Unit]:
+    """Work units: big plain files split, the rest batched."""
+    units: list[Unit] = []
+    batch: list[FileTarget] = []
+    batch_bytes = 0
+    for target in targets:
+        if target.size > range_size and not target.gzipped:
+            units.extend(split_file(target, range_size))
+            continue
+        batch.append(target)
+        batch_bytes += target.size
+        if batch_bytes >= BATCH_SIZE:
+            units.append(Unit(tuple(batch)))
+            batch, batch_bytes = [], 0
+    if batch:
+        units.append(Unit(tuple(batch)))
+    # Largest first, so no worker is left with a big range at the end.
+    units.sort(key=lambda u: -u.size)
+    return units
+
+
+def _range_reader(f: object, remaining: int) -> Callable[[int], bytes]:
+    read: Callable[[int], bytes] = f.read  # type: ignore[attr-defined]
+
+    def bounded(n: int) -> bytes:
+        nonlocal remaining
+        piece = read(min(n, remaining)) if remaining > 0 else b""
+        remaining -= len(piece)
+        return piece
+
+    return bounded
+
+
+def count_range(args: _Job) -> int:
+    """Worker entry point: the newlines of bytes ``start:end`` of file ``path``."""
+    path, start, end = args
+    return file_recount(path)(start, end)
+
+
+def _scan_range(unit: Unit, chunk_size: int) -> UnitResult:
+    target = unit.targets[0]
+    # Lines are counted only once a secret shows up: a range without one (most of a big
+    # binary) is counted later, and only if a range after it needs the count.
+    scanner = StreamScanner(chunk_size, full_count=False, finder=finder_for(unit.size))
+    whole = file_recount(target.fspath)
+
+    def recount(start: int, stop: int) -> int:
+        return whole(unit.start + start, unit.start + stop)
+
+    findings: list[Finding] = []
+    errors: list[str] = []
+    try:
+        with open(target.fspath, "rb", buffering=0) as f:
+            f.seek(unit.start)
+            for hit in scanner.scan(_range_reader(f, unit.end - unit.start), recount):
+                findings.append(detection_for(hit, target.display).finding)
+    except OSError as exc:
+        errors.append(f"{target.display}: {exc.strerror or exc}")
+    files = 1 if unit.part == 0 and not errors else 0
+    newlines = scanner.newlines if scanner.counted_all else None
+    return UnitResult(unit, findings, errors, files, scanner.bytes_read, newlines)
+
+
+def _scan_batch(unit: Unit, chunk_size: int) -> UnitResult:
+    result = ScanResult()
+    finder = finder_for(unit.size)
+    for target in unit.targets:
+        scan_target(target, result, chunk_size, finder)
+    findings = [d.finding for d in result.detections]
+    return UnitResult(unit, findings, result.errors, result.files, result.bytes, 0)
+
+
+def run_unit(args: tuple[Unit, int]) -> UnitResult:
+    """Worker entry point (module level, so it pickles)."""
+    unit, chunk_size = args
+    return _scan_range(unit, chunk_size) if unit.is_range else _scan_batch(unit, chunk_size)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    methods = multiprocessing.get_all_start_methods()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def _ranges_by_file(done: list[UnitResult]) -> list[list[UnitResult]]:
+    ranges: dict[str, list[UnitResult]] = {}
+    for r in done:
+        if r.unit.is_range:
+            ranges.setdefault(r.unit.targets[0].fspath, []).append(r)
+    for parts in ranges.values():
+        parts.sort(key=lambda r: r.unit.part)
+    return list(ranges.values())
+
+
+def _count_missing(files: list[list[UnitResult]], mapper: Mapper) -> None:
+    """Count the newlines of the ranges that were not counted but precede a range with
+    findings (whose line numbers need them), through ``mapper`` (a pool's ``map``)."""
+    missing: list[UnitResult] = []
+    for parts in files:
+        last = max((i for i, r in enumerate(parts) if r.findings), default=-1)
+        missing += [r for r in parts[:last] if r.newlines is None]
+    jobs = [(r.unit.targets[0].fspath, r.unit.start, r.unit.end) for r in missing]
+    for r, newlines in zip(missing, mapper(count_range, jobs), strict=True):
+        r.newlines = newlines
+
+
+def _run(units: list[Unit], workers: int, chunk_size: int) -> list[UnitResult]:
+    args = [(u, chunk_size) for u in units]
+    if len(units) == 1:
+        done = [run_unit(args[0])]
+        _count_missing(_ranges_by_file(done), _serial_map)
+        return done
+    with _context().Pool(min(workers, len(units))) as pool:
+        done = list(pool.imap_unordered(run_unit, args))
+        _count_missing(_ranges_by_file(done), pool.map)
+    return done
+
+
+def _serial_map(fn: Callable[[_Job], int], jobs: list[_Job]) -> list[int]:
+    return [fn(job) for job in jobs]
+
+
+def scan_parallel(
+    targets: Sequence[FileTarget], workers: int, chunk_size: int, range_size: int | None = None
+) -> ScanResult:
+    """Scan ``targets`` in ``workers`` processes; findings only (no secrets)."""
+    if range_size is None:
+        # About four units per worker, so that no worker finishes long before the others.
+        total = sum(t.size for t in targets)
+        range_size = max(BATCH_SIZE, min(RANGE_SIZE, total // (workers * 4) + 1))
+    done = _run(plan(targets, range_size), workers, chunk_size)
+    result = ScanResult()
+    for r in done:
+        result.files += r.files
+        result.bytes += r.bytes
+        result.errors += [e for e in r.errors if e not in result.errors]
+        if not r.unit.is_range:
+            result.findings_only += r.findings
+    for parts in _ranges_by_file(done):
+        offset = 0
+        for r in parts:
+            shifted = [dataclasses.replace(f, line=f.line + offset) for f in r.findings]
+            result.findings_only += shifted
+            offset += r.newlines or 0  # None only after the last range with findings
+    return result
+
+
+__all__ = ["plan", "scan_parallel", "split_file"]

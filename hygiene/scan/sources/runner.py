@@ -1,0 +1,63 @@
+"""Run a scan over files, standard input or a stream of blobs; collect a :class:`ScanResult`.
+
+Small runs (a pre-commit hook's handful of files) stay in this process; runs over many bytes
+are split across worker processes by :mod:`hygiene.scan.sources.parallel`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+
+from hygiene.scan.findings import ScanResult
+from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
+from hygiene.scan.matcher.needles import finder_for
+from hygiene.scan.sources.files import FileTarget
+from hygiene.scan.sources.one_file import scan_target
+
+# Below this many bytes, starting worker processes costs more than it saves. Measured on 2
+# cores (hygiene scan, wall): a 64 MB log 0.15 s with workers vs 0.15 s without, 128 MB 0.19 vs
+# 0.19 s, 256 MB 0.24 vs 0.30 s; a 98 MB source tree 0.20 s vs 0.16 s, a 242 MB one 0.29 vs
+# 0.28 s (forked CPython 3.11 workers copy every page of objects they touch: small files gain
+# only with more cores).
+PARALLEL_THRESHOLD = 128 << 20
+
+
+def scan_targets(
+    targets: Sequence[FileTarget],
+    *,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    jobs: int | None = None,
+    keep_secrets: bool = True,
+    parallel_threshold: int = PARALLEL_THRESHOLD,
+) -> ScanResult:
+    """Scan files. With ``keep_secrets`` false and enough bytes, in worker processes (whose
+    results carry findings only: tokens never travel between processes)."""
+    started = time.perf_counter()
+    workers = jobs if jobs is not None else min(os.cpu_count() or 1, 8)
+    total = sum(t.size for t in targets)
+    if not keep_secrets and workers > 1 and total > parallel_threshold:
+        from hygiene.scan.sources.parallel import scan_parallel
+
+        result = scan_parallel(targets, workers, chunk_size)
+    else:
+        result = ScanResult()
+        finder = finder_for(total)
+        for target in targets:
+            scan_target(target, result, chunk_size, finder)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def merge(results: Iterable[ScanResult]) -> ScanResult:
+    """One result from several (e.g. files and standard input)."""
+    merged = ScanResult()
+    for r in results:
+        merged.detections += r.detections
+        merged.findings_only += r.findings_only
+        merged.errors += r.errors
+        merged.files += r.files
+        merged.bytes += r.bytes
+        merged.seconds += r.seconds
+    return merged
