@@ -10,10 +10,11 @@ Place :func:`processor` last before the renderer, after ``format_exc_info`` or
         structlog.processors.JSONRenderer(),
     ])
 
-It does what :func:`hygiene.masking.structlog_processor` does, and also masks the values of
-``dict_tracebacks``' frame ``locals`` that look like random credentials whatever the
-variable's name, and such quoted values in a rendered ``exception`` string (rich and
-better-exceptions show locals). structlog itself is not imported.
+It does what :func:`hygiene.masking.structlog_processor` does (``dict_tracebacks``' frame
+``locals`` included, through :func:`~hygiene.masking.values.mask_locals`), and also masks the
+quoted values that look like random credentials in a rendered ``exception`` string (what rich
+and better-exceptions print with locals), and walks the locals of every exception of the chain
+once more by value, for containers. structlog itself is not imported.
 """
 
 from __future__ import annotations
