@@ -9,14 +9,14 @@ import secrets
 
 import pytest
 
-from hygiene.masking.integrations.dictconfig import FILTER_NAME, with_redaction
-from hygiene.masking.integrations.rendered import (
+from hygiene.masking.recipes.dictconfig import FILTER_NAME, with_redaction
+from hygiene.masking.recipes.frames import (
     looks_like_random_credential,
     mask_local,
     mask_rendered,
 )
-from hygiene.masking.integrations.sentry import before_send, before_send_log
-from hygiene.masking.integrations.structlog import processor
+from hygiene.masking.recipes.sentry import before_send, before_send_log
+from hygiene.masking.recipes.structlog_tracebacks import processor
 from tests.helpers import SecretGuard, assert_no_secret
 
 
@@ -158,7 +158,7 @@ def test_otel_processor_masks_and_keeps_the_exception(guard: SecretGuard) -> Non
     from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
     from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 
-    from hygiene.masking.integrations.otel import MaskingLogRecordProcessor
+    from hygiene.masking.recipes.otel_logs import MaskingLogRecordProcessor
 
     exporter = InMemoryLogRecordExporter()
     provider = LoggerProvider()
@@ -178,7 +178,7 @@ def test_otel_processor_masks_and_keeps_the_exception(guard: SecretGuard) -> Non
 
 
 def test_django_logging_config_filters_every_handler_but_mails_first() -> None:
-    from hygiene.masking.integrations.django import ADMIN_EMAIL_HANDLER, logging_config
+    from hygiene.masking.recipes.django import ADMIN_EMAIL_HANDLER, logging_config
 
     config = logging_config(
         {

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from hygiene.detection import PAT_PREFIX
-from hygiene.masking.integrations.rendered import looks_like_random_credential
+from hygiene.masking.recipes.frames import looks_like_random_credential
 from tests.helpers import REPO_ROOT
 
 APPS = Path(__file__).parent / "apps"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from uvicorn.config import LOGGING_CONFIG
 
-from hygiene.masking.integrations.uvicorn import log_config
+from hygiene.masking.recipes.uvicorn import log_config
 from tests.masking.realworld import harness
 from tests.masking.realworld.conftest import Verdict, by_design, judge
 from tests.masking.realworld.sentry_events import grouping_problems

@@ -28,13 +28,13 @@ def gunicorn_conf(mode: str, tmp_path: Path, port: int) -> Path:
         lines += [
             "import copy",
             "from gunicorn.glogging import CONFIG_DEFAULTS",
-            "from hygiene.masking.integrations.dictconfig import with_redaction",
+            "from hygiene.masking.recipes.dictconfig import with_redaction",
             "_cfg = copy.deepcopy(CONFIG_DEFAULTS)",
             "for name in ('gunicorn.error', 'gunicorn.access'): _cfg['loggers'][name]['propagate'] = False",
             "logconfig_dict = with_redaction(_cfg)",
         ]
     if mode == "integration":
-        lines.append("logger_class = 'hygiene.masking.integrations.gunicorn.RedactingLogger'")
+        lines.append("logger_class = 'hygiene.masking.recipes.gunicorn.RedactingLogger'")
     path = tmp_path / "gunicorn.conf.py"
     path.write_text("\n".join(lines) + "\n")
     return path

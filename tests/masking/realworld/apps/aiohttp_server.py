@@ -26,7 +26,7 @@ def main() -> None:
         "root": {"level": "INFO", "handlers": ["console"]},
     }
     if mode == "dictconfig":
-        from hygiene.masking.integrations.dictconfig import with_redaction
+        from hygiene.masking.recipes.dictconfig import with_redaction
 
         config = with_redaction(config)
     logging.config.dictConfig(config)

@@ -30,7 +30,7 @@ def setup(mode: str) -> None:
         "root": {"level": "DEBUG", "handlers": ["console"]},
     }
     if mode == "dictconfig":
-        from hygiene.masking.integrations.dictconfig import with_redaction
+        from hygiene.masking.recipes.dictconfig import with_redaction
 
         config = with_redaction(config)
     logging.config.dictConfig(config)

@@ -4,7 +4,7 @@
 handler and an in-memory exporter dumped to ``out/otel.json``).
 
 Modes: ``none``, ``install`` (``install()``), ``dictconfig`` (the filter in ``dictConfig``),
-``integration`` (the library's recipe from ``hygiene.masking.integrations``).
+``integration`` (the library's recipe from ``hygiene.masking.recipes``).
 """
 
 from __future__ import annotations

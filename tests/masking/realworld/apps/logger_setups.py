@@ -55,7 +55,7 @@ def jsonlogger(mode: str, workdir: Path) -> Finish:
         "root": {"level": "INFO", "handlers": ["stdout"]},
     }
     if mode == "dictconfig":
-        from hygiene.masking.integrations.dictconfig import with_redaction
+        from hygiene.masking.recipes.dictconfig import with_redaction
 
         config = with_redaction(config)
     logging.config.dictConfig(config)
@@ -77,7 +77,7 @@ def _structlog(mode: str, renderer: Any) -> None:
             structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=True))
         )
     if mode == "integration":
-        from hygiene.masking.integrations.structlog import processor
+        from hygiene.masking.recipes.structlog_tracebacks import processor
 
         processors.append(processor)
     structlog.configure(
@@ -111,7 +111,7 @@ def structlog_stdlib(mode: str, workdir: Path) -> Finish:
 
     processors: list[Any] = [structlog.stdlib.ProcessorFormatter.remove_processors_meta]
     if mode != "none":
-        from hygiene.masking.integrations.structlog import processor
+        from hygiene.masking.recipes.structlog_tracebacks import processor
 
         processors.append(processor)
     formatter = structlog.stdlib.ProcessorFormatter(
@@ -137,7 +137,7 @@ def loguru(mode: str, workdir: Path, *, serialize: bool = False) -> Finish:
     options: dict[str, Any] = {"diagnose": True, "backtrace": True, "serialize": serialize}
     options["format"] = "{time} {level} {message} {extra}"
     if mode == "integration":
-        from hygiene.masking.integrations import loguru as masking
+        from hygiene.masking.recipes import loguru as masking
 
         logger.configure(patcher=masking.patcher)  # type: ignore[arg-type]
         logger.add(masking.sink(sys.stderr), **options)
@@ -162,7 +162,7 @@ def otel(mode: str, workdir: Path) -> Finish:
     provider = LoggerProvider()
     export: Any = SimpleLogRecordProcessor(exporter)
     if mode == "integration":
-        from hygiene.masking.integrations.otel import MaskingLogRecordProcessor
+        from hygiene.masking.recipes.otel_logs import MaskingLogRecordProcessor
 
         export = MaskingLogRecordProcessor(export)
     provider.add_log_record_processor(export)

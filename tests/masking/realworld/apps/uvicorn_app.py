@@ -51,7 +51,7 @@ def init_sentry(workdir: Path, recipe: bool) -> None:
 
     hooks: dict[str, Any] = {}
     if recipe:
-        from hygiene.masking.integrations import sentry as masking
+        from hygiene.masking.recipes import sentry as masking
 
         hooks = {
             "before_send": masking.before_send,
@@ -92,7 +92,7 @@ def main() -> None:
     if mode != "none" and mode != "dictconfig":
         common.attach(mode)
     if mode == "dictconfig":
-        from hygiene.masking.integrations.uvicorn import log_config as recipe
+        from hygiene.masking.recipes.uvicorn import log_config as recipe
 
         log_config = recipe(uvicorn_config(workdir))
     kwargs: dict[str, Any] = {"log_config": log_config} if log_config else {}

@@ -22,7 +22,7 @@ FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 def setup_logging(mode: str) -> None:
     """The app's own logging, the way each mode's README recipe says."""
     if mode == "dictconfig":
-        from hygiene.masking.integrations.dictconfig import with_redaction
+        from hygiene.masking.recipes.dictconfig import with_redaction
 
         config = {
             "version": 1,

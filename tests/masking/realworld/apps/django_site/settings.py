@@ -38,12 +38,12 @@ LOGGING = {
 }
 
 if MODE.startswith("integration"):
-    from hygiene.masking.integrations import django as masking
+    from hygiene.masking.recipes import django as masking
 
     LOGGING = masking.logging_config(LOGGING)
     LOGGING["handlers"]["mail_admins"]["include_html"] = True  # the HTML report shows locals
     DEFAULT_EXCEPTION_REPORTER_FILTER = (
-        "hygiene.masking.integrations.django.RedactingExceptionReporterFilter"
+        "hygiene.masking.recipes.django.RedactingExceptionReporterFilter"
     )
 
 if MODE in ("install", "integration-install"):

@@ -2,7 +2,7 @@
 
 ::
 
-    from hygiene.masking.integrations.uvicorn import log_config
+    from hygiene.masking.recipes.uvicorn import log_config
 
     uvicorn.run(app, log_config=log_config())
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hygiene.masking.integrations.dictconfig import with_redaction
+from hygiene.masking.recipes.dictconfig import with_redaction
 
 
 def log_config(config: Mapping[str, Any] | None = None) -> dict[str, Any]:

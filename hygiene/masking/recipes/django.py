@@ -3,10 +3,10 @@ exception reporter filter that masks frame variables and request data.
 
 In ``settings.py``::
 
-    from hygiene.masking.integrations import django as masking
+    from hygiene.masking.recipes import django as masking
 
     LOGGING = masking.logging_config()          # or masking.logging_config(your_logging)
-    DEFAULT_EXCEPTION_REPORTER_FILTER = "hygiene.masking.integrations.django.RedactingExceptionReporterFilter"
+    DEFAULT_EXCEPTION_REPORTER_FILTER = "hygiene.masking.recipes.django.RedactingExceptionReporterFilter"
 
 :func:`logging_config` starts from Django's own ``DEFAULT_LOGGING`` (so ``runserver``'s
 ``django.server`` request log and ``mail_admins`` keep working), adds what you pass, puts the
@@ -24,11 +24,11 @@ from typing import Any, Final
 from django.utils.log import DEFAULT_LOGGING, AdminEmailHandler
 from django.views.debug import SafeExceptionReporterFilter
 
-from hygiene.masking.integrations.dictconfig import FILTER_NAME, with_redaction
-from hygiene.masking.integrations.rendered import mask_local, mask_rendered
+from hygiene.masking.recipes.dictconfig import FILTER_NAME, with_redaction
+from hygiene.masking.recipes.frames import mask_local, mask_rendered
 from hygiene.masking.values import mask_value
 
-ADMIN_EMAIL_HANDLER: Final = "hygiene.masking.integrations.django.RedactingAdminEmailHandler"
+ADMIN_EMAIL_HANDLER: Final = "hygiene.masking.recipes.django.RedactingAdminEmailHandler"
 
 
 def logging_config(config: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -2,11 +2,11 @@
 
 In ``gunicorn.conf.py`` (or ``--logger-class``)::
 
-    logger_class = "hygiene.masking.integrations.gunicorn.RedactingLogger"
+    logger_class = "hygiene.masking.recipes.gunicorn.RedactingLogger"
 
 gunicorn builds its handlers in ``Logger.setup()``, at start and again on ``SIGHUP`` / log
 reopening; the filter is added each time. With ``logconfig_dict``, pass it through
-:func:`hygiene.masking.integrations.dictconfig.with_redaction` as well.
+:func:`hygiene.masking.recipes.dictconfig.with_redaction` as well.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 loguru does not go through ``logging``, so :func:`hygiene.masking.install` never sees it::
 
     from loguru import logger
-    from hygiene.masking.integrations import loguru as masking
+    from hygiene.masking.recipes import loguru as masking
 
     logger.remove()
     logger.configure(patcher=masking.patcher)
@@ -21,7 +21,7 @@ from collections.abc import Callable, MutableMapping
 from typing import Any, Protocol
 
 from hygiene.masking.exceptions import mask_exception
-from hygiene.masking.integrations.rendered import mask_rendered
+from hygiene.masking.recipes.frames import mask_rendered
 from hygiene.masking.text import mask
 from hygiene.masking.values import mask_value
 

@@ -2,7 +2,7 @@
 
 ::
 
-    from hygiene.masking.integrations import sentry as masking
+    from hygiene.masking.recipes import sentry as masking
 
     sentry_sdk.init(
         dsn=...,
@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, TypeVar
 
-from hygiene.masking.integrations.rendered import mask_local
+from hygiene.masking.recipes.frames import mask_local
 from hygiene.masking.values import mask_value
 
 T = TypeVar("T")

@@ -6,7 +6,7 @@ Place :func:`processor` last before the renderer, after ``format_exc_info`` or
     structlog.configure(processors=[
         structlog.processors.add_log_level,
         structlog.processors.dict_tracebacks,   # or format_exc_info
-        hygiene.masking.integrations.structlog.processor,
+        hygiene.masking.recipes.structlog_tracebacks.processor,
         structlog.processors.JSONRenderer(),
     ])
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from typing import Any
 
-from hygiene.masking.integrations.rendered import mask_local, mask_rendered
+from hygiene.masking.recipes.frames import mask_local, mask_rendered
 from hygiene.masking.structlog import structlog_processor
 
 EventDict = MutableMapping[str, Any]

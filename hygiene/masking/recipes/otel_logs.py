@@ -2,7 +2,7 @@
 
 ::
 
-    from hygiene.masking.integrations.otel import MaskingLogRecordProcessor
+    from hygiene.masking.recipes.otel_logs import MaskingLogRecordProcessor
 
     provider = LoggerProvider()
     provider.add_log_record_processor(MaskingLogRecordProcessor(BatchLogRecordProcessor(exporter)))
@@ -18,7 +18,7 @@ from typing import Any
 
 from opentelemetry.sdk._logs import LogRecordProcessor
 
-from hygiene.masking.integrations.rendered import mask_rendered
+from hygiene.masking.recipes.frames import mask_rendered
 from hygiene.masking.values import mask_value
 
 
