@@ -47,6 +47,8 @@ _KNOWN_SCHEMES: Final = frozenset({"aws4-hmac-sha256", "sharedkey", "ssws", "api
 # Rejections that need the whole value apply only to values this short, so that a rejected
 # value is never long (and never walked again from the next key inside it).
 _SHORT: Final = 64
+# How far before the end of a masked value a key may stand and have its own value after it.
+_NEAR_END: Final = _MAX_KEY + 16
 # AWS operation names (`CreateSecret`, `GetSecretValue`) in botocore's event names.
 _OPERATION: Final = re.compile(
     r"(?:create|get|put|update|delete|describe|list|rotate|restore|batchget|tag|untag)"
@@ -55,23 +57,29 @@ _OPERATION: Final = re.compile(
 
 
 def add_key_spans(text: str, low: str, spans: list[Span]) -> None:
-    """Append to ``spans`` the value of every sensitive key in ``text`` (``low``: lowercased)."""
+    """Append to ``spans`` the value of every sensitive key in ``text`` (``low``: lowercased).
+
+    Keys inside a value already masked are skipped, except near its end: there a key's own
+    value may start after it (``SECRET: "client_secret": "..."``).
+    """
     heap = [(pos, hint) for hint in KEY_HINTS if (pos := low.find(hint)) != -1]
     heapq.heapify(heap)
     lines = _Lines(text)
-    cursor = 0  # everything before is inside a masked value or a key already judged
+    judged = 0  # keys before this were judged already
+    masked = 0  # everything before this is inside a masked value
     while heap:
         pos, hint = heap[0]
-        if pos >= cursor:
+        resume = max(pos + 1, judged, masked - _NEAR_END)
+        if pos >= judged and pos >= masked - _NEAR_END:
             start = _key_start(low, pos)
             end = _KEY_TAIL.match(low, pos).end()  # type: ignore[union-attr]  # {0,} matches
-            cursor = end
-            if start >= 0:
-                span = _value_span(text, start, end, lines)
-                if span is not None:
-                    spans.append(span)
-                    cursor = max(cursor, span.end)
-        nxt = low.find(hint, max(cursor, pos + 1))
+            judged = resume = max(end, pos + 1)
+            span = _value_span(text, start, end, lines, masked) if start >= 0 else None
+            if span is not None:
+                spans.append(span)
+                masked = span.end
+                resume = max(resume, masked - _NEAR_END)
+        nxt = low.find(hint, resume)
         if nxt == -1:
             heapq.heappop(heap)
         else:
@@ -113,9 +121,9 @@ def _key_start(low: str, pos: int) -> int:
     return start
 
 
-def _value_span(text: str, key_start: int, key_end: int, lines: _Lines) -> Span | None:
+def _value_span(text: str, key_start: int, key_end: int, lines: _Lines, masked: int) -> Span | None:
     m = _AFTER_KEY.match(text, key_end)
-    if m is None:
+    if m is None or m.end() < masked:  # its value is inside one masked already
         return None
     key = text[key_start:key_end]
     if not is_sensitive_key(key) or _OPERATION.match(key[key.rfind(".") + 1 :].lower()):
