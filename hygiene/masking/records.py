@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from hygiene.masking.exceptions import mask_exception
+from hygiene.masking.marks import NO_ARGS, MaskedArgs, is_marked, marked_mapping
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import mask, may_hold_secret, secret_spans
 from hygiene.masking.values import mask_value
@@ -41,18 +42,7 @@ _FORMATTER: Final = logging.Formatter()
 _UNMASKABLE: Final = "[hygiene.masking: this record could not be masked; its content is withheld]"
 
 
-class MaskedArgs(tuple):  # type: ignore[type-arg]
-    """A masked record's positional ``args``: a plain tuple to everyone, a mark to us."""
-
-    __slots__ = ()
-
-
-class MaskedMapping(dict):  # type: ignore[type-arg]
-    """A masked record's mapping ``args`` (``logger.info("%(user)s", {...})``)."""
-
-
-_NO_ARGS: Final = MaskedArgs()
-_MARKS: Final = (MaskedArgs, MaskedMapping)
+_NO_ARGS: Final = NO_ARGS
 
 
 class RedactingFilter(logging.Filter):
@@ -63,8 +53,7 @@ class RedactingFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        args_type = type(record.args)
-        if args_type is not MaskedArgs and args_type is not MaskedMapping:
+        if not is_marked(record.args):
             redact_record(record)
         return True
 
@@ -124,8 +113,8 @@ def _mark(record: logging.LogRecord) -> None:
         record.args = _NO_ARGS
     elif type(args) is tuple:
         record.args = MaskedArgs(args)
-    elif isinstance(args, Mapping) and type(args) not in _MARKS:
-        record.args = MaskedMapping(args)
+    elif isinstance(args, Mapping) and not is_marked(args):
+        record.args = marked_mapping(args, args)
 
 
 def _redact_message(record: logging.LogRecord) -> None:
@@ -201,9 +190,8 @@ def _renders(template: str, args: Any, expected: str) -> bool:
 
 def _masked_args(args: Any) -> Any:
     if isinstance(args, Mapping):
-        return MaskedMapping(
-            {k: mask_value(v, k if isinstance(k, str) else None) for k, v in args.items()}
-        )
+        items = {k: mask_value(v, k if isinstance(k, str) else None) for k, v in args.items()}
+        return marked_mapping(args, items)
     return MaskedArgs(mask_value(a) for a in args)
 
 

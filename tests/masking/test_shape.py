@@ -141,3 +141,41 @@ def test_a_record_is_masked_once_however_many_handlers_and_hooks(
     logger.info("again %s", token)  # without install: the first handler's filter masks it
     assert len(counted) == 2
     guard.capture(*(s.getvalue() for s in sinks))
+
+
+class SafeAtoms(dict):  # type: ignore[type-arg]
+    """What gunicorn passes as the access log's mapping argument: `{Header}i` keys found in
+    any case, `-` for a missing key, and values escaped once in ``__init__``."""
+
+    def __init__(self, atoms: dict[str, object]) -> None:
+        dict.__init__(self)
+        for key, value in atoms.items():
+            self[key] = value.replace('"', '\\\\"') if isinstance(value, str) else value
+
+    def __getitem__(self, key: str) -> object:
+        if key.startswith("{"):
+            key = key.lower()
+        return super().__getitem__(key) if key in self else "-"
+
+
+def test_gunicorn_style_mapping_arguments_keep_their_class(
+    logger: logging.Logger, guard: SecretGuard
+) -> None:
+    import base64
+
+    password = guard.remember("pw-" + guard.session_token())
+    basic = guard.remember(base64.b64encode(f"alice:{password}".encode()).decode())
+    handler, sink = stream_handler(logging.Formatter("%(message)s"))
+    handler.addFilter(RedactingFilter())
+    logger.addHandler(handler)
+    fmt = '%(h)s "%(r)s" %(s)s "%({Authorization}i)s" "%({X-Missing}i)s"'
+    atoms = SafeAtoms(
+        {"h": "127.0.0.1", "r": "GET / HTTP/1.1", "s": "200", "{authorization}i": f"Basic {basic}"}
+    )
+    logger.info(fmt, atoms)
+    logger.info(fmt, SafeAtoms({"h": "127.0.0.1", "r": "GET /health HTTP/1.1", "s": "200"}))
+    guard.capture(sink.getvalue())
+    assert sink.getvalue().splitlines() == [
+        '127.0.0.1 "GET / HTTP/1.1" 200 "Basic …" "-"',
+        '127.0.0.1 "GET /health HTTP/1.1" 200 "-" "-"',
+    ]
