@@ -17,8 +17,9 @@ its shape, because formatters and handlers read more than the rendered message:
 * ``stack_info`` and every ``extra=`` attribute (copies; the caller's objects are untouched);
   structlog ``ProcessorFormatter`` records, whose ``msg`` is the event dict.
 
-A masked record is marked by the type of its ``args`` (a ``tuple``/``dict`` subclass, so no
-attribute shows up in JSON formatters' output): the filter on a second handler, or after
+A masked record is marked by the type of its ``args`` (a ``tuple`` subclass, or a subclass of
+the mapping's own class: :mod:`hygiene.masking.marks`; no attribute shows up in JSON
+formatters' output): the filter on a second handler, or after
 :func:`hygiene.masking.install` masked the record when it was made, returns at once. The filter
 never raises and never drops a record.
 """
