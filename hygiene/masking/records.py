@@ -31,15 +31,31 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from hygiene.masking.exceptions import mask_exception
+from hygiene.masking.keys import is_sensitive_key
 from hygiene.masking.marks import NO_ARGS, MaskedArgs, is_marked, marked_mapping
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import mask, may_hold_secret, secret_spans
 from hygiene.masking.values import mask_value
+from hygiene.masking.views import masked_view
 
 _PLAIN_RECORD: Final = logging.LogRecord("", logging.INFO, "", 0, "", None, None)
 _STANDARD_COUNT: Final = len(_PLAIN_RECORD.__dict__)
 _STANDARD_ATTRS: Final = frozenset(_PLAIN_RECORD.__dict__) | {"message", "asctime", "taskName"}
 _FORMATTER: Final = logging.Formatter()
+# Values masked as data (copies); any other object in `extra=` gets a masked view.
+_PLAIN_DATA: Final = (
+    str,
+    bytes,
+    bytearray,
+    int,
+    float,
+    type(None),
+    Mapping,
+    list,
+    tuple,
+    set,
+    frozenset,
+)
 _UNMASKABLE: Final = "[hygiene.masking: this record could not be masked; its content is withheld]"
 
 
@@ -231,7 +247,10 @@ def _redact_extras(record: logging.LogRecord) -> None:
     attributes = record.__dict__
     for name in attributes.keys() - _STANDARD_ATTRS:
         value = attributes[name]
-        masked = mask_value(value, name)
+        if isinstance(value, _PLAIN_DATA) or is_sensitive_key(name):
+            masked = mask_value(value, name)
+        else:  # an object handlers read by attribute (Django's `request`): a masked view
+            masked = masked_view(value)
         if masked is not value:
             attributes[name] = masked
 

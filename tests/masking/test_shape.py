@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import hygiene.masking.records as records
-from hygiene.masking import RedactingFilter, install
+from hygiene.masking import RedactingFilter, install, mask
 from tests.helpers import SecretGuard
 from tests.masking.conftest import stream_handler
 
@@ -179,3 +179,59 @@ def test_gunicorn_style_mapping_arguments_keep_their_class(
         '127.0.0.1 "GET / HTTP/1.1" 200 "Basic …" "-"',
         '127.0.0.1 "GET /health HTTP/1.1" 200 "-" "-"',
     ]
+
+
+class Request:
+    """Shaped like Django's request: its repr shows the query string; handlers read it."""
+
+    def __init__(self, query: str) -> None:
+        self.query = query
+        self.META = {"REMOTE_ADDR": "127.0.0.1"}
+
+    def __repr__(self) -> str:
+        return f"<WSGIRequest: GET '/cb?{self.query}'>"
+
+
+def test_extra_objects_handlers_read_by_attribute_stay_readable(
+    logger: logging.Logger, guard: SecretGuard
+) -> None:
+    import json
+    import pickle
+
+    from tests.masking.conftest import JsonFormatter
+
+    token = guard.pat()
+    request = Request(f"access_token={token}")
+    seen: list[logging.LogRecord] = []
+
+    class Mailer(logging.Handler):  # what Django's AdminEmailHandler does with record.request
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    mailer = Mailer()
+    mailer.addFilter(RedactingFilter())
+    handler, sink = stream_handler(JsonFormatter())
+    handler.addFilter(RedactingFilter())
+    logger.addHandler(mailer)
+    logger.addHandler(handler)
+    logger.error("Internal Server Error: /cb", extra={"status_code": 500, "request": request})
+    view = seen[0].request  # type: ignore[attr-defined]
+    assert isinstance(view, Request)
+    assert view.META["REMOTE_ADDR"] == "127.0.0.1"
+    guard.capture(
+        sink.getvalue(),
+        str(view),
+        repr(view),
+        f"{view}",
+        str(pickle.loads(pickle.dumps(view))),  # noqa: S301 - our own bytes
+    )
+    assert (
+        json.loads(sink.getvalue())["request"]
+        == "<WSGIRequest: GET '/cb?access_token=pat_AIC_…" + token[-4:] + "'>"
+    )
+    assert request.query.endswith(token)  # the caller's object is untouched
+
+
+def test_an_absent_header_is_not_masked() -> None:
+    for text in ('cookie="-"', "password=-", "Cookie: -", 'token="-"', '"Authorization": "-"'):
+        assert mask(text) == text
