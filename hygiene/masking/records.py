@@ -70,8 +70,9 @@ class RedactingFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not is_marked(record.args):
-            redact_record(record)
+        kind = type(record.args)
+        if kind is tuple or (kind is not MaskedArgs and not is_marked(record.args)):
+            redact_record(record)  # (a plain tuple, the usual case, is never marked)
         return True
 
 
