@@ -14,6 +14,7 @@ stretch of text is walked again and again. Line ends are found once per line.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import re
 from typing import Final
@@ -38,6 +39,8 @@ _SCHEME: Final = re.compile(r"""[A-Za-z][A-Za-z0-9_.-]{0,30}[ \t]+(?=[^\s"'\\,;&
 # Code, not a value: a call or subscript (`get_token()`, `os.environ[`), as traceback source
 # lines show them.
 _CODE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,63}[(\[]")
+_OPENERS: Final = frozenset("{[(<")
+_IDENTIFIER_STARTS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _LITERALS: Final = frozenset({"null", "none", "nil", "true", "false", "undefined"})
 _TEMPLATE_STARTS: Final = ("${", "{{", "%(", "%s", "$(")
 # A scheme word with no credential after it is not a secret (`Authorization: Bearer`).
@@ -47,6 +50,8 @@ _KNOWN_SCHEMES: Final = frozenset({"aws4-hmac-sha256", "sharedkey", "ssws", "api
 # Rejections that need the whole value apply only to values this short, so that a rejected
 # value is never long (and never walked again from the next key inside it).
 _SHORT: Final = 64
+# How far before the end of a masked value a key may stand and have its own value after it.
+_NEAR_END: Final = _MAX_KEY + 16
 # AWS operation names (`CreateSecret`, `GetSecretValue`) in botocore's event names.
 _OPERATION: Final = re.compile(
     r"(?:create|get|put|update|delete|describe|list|rotate|restore|batchget|tag|untag)"
@@ -55,23 +60,29 @@ _OPERATION: Final = re.compile(
 
 
 def add_key_spans(text: str, low: str, spans: list[Span]) -> None:
-    """Append to ``spans`` the value of every sensitive key in ``text`` (``low``: lowercased)."""
+    """Append to ``spans`` the value of every sensitive key in ``text`` (``low``: lowercased).
+
+    Keys inside a value already masked are skipped, except near its end: there a key's own
+    value may start after it (``SECRET: "client_secret": "..."``).
+    """
     heap = [(pos, hint) for hint in KEY_HINTS if (pos := low.find(hint)) != -1]
     heapq.heapify(heap)
     lines = _Lines(text)
-    cursor = 0  # everything before is inside a masked value or a key already judged
+    judged = 0  # keys before this were judged already
+    masked = 0  # everything before this is inside a masked value
     while heap:
         pos, hint = heap[0]
-        if pos >= cursor:
+        resume = max(pos + 1, judged, masked - _NEAR_END)
+        if pos >= judged and pos >= masked - _NEAR_END:
             start = _key_start(low, pos)
             end = _KEY_TAIL.match(low, pos).end()  # type: ignore[union-attr]  # {0,} matches
-            cursor = end
-            if start >= 0:
-                span = _value_span(text, start, end, lines)
-                if span is not None:
-                    spans.append(span)
-                    cursor = max(cursor, span.end)
-        nxt = low.find(hint, max(cursor, pos + 1))
+            judged = resume = max(end, pos + 1)
+            span = _value_span(text, start, end, lines, masked) if start >= 0 else None
+            if span is not None:
+                spans.append(span)
+                masked = span.end
+                resume = max(resume, masked - _NEAR_END)
+        nxt = low.find(hint, resume)
         if nxt == -1:
             heapq.heappop(heap)
         else:
@@ -113,41 +124,59 @@ def _key_start(low: str, pos: int) -> int:
     return start
 
 
-def _value_span(text: str, key_start: int, key_end: int, lines: _Lines) -> Span | None:
+# What a key's value is, judged once per distinct key (a log holds few of them).
+_NOT_SENSITIVE, _PLAIN, _AUTHORIZATION, _COOKIE_HEADER = range(4)
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_kind(key: str) -> int:
+    if not is_sensitive_key(key) or _OPERATION.match(key[key.rfind(".") + 1 :].lower()):
+        return _NOT_SENSITIVE
+    lowered = key.lower()
+    if lowered.endswith("authorization"):
+        return _AUTHORIZATION
+    return _COOKIE_HEADER if lowered.endswith("cookie") else _PLAIN
+
+
+def _value_span(text: str, key_start: int, key_end: int, lines: _Lines, masked: int) -> Span | None:
     m = _AFTER_KEY.match(text, key_end)
     if m is None:
         return None
-    key = text[key_start:key_end]
-    if not is_sensitive_key(key) or _OPERATION.match(key[key.rfind(".") + 1 :].lower()):
-        return None
-    quote = m.group("vq")
-    if m.group("comma") is not None and not _is_tuple(text, key_start, m.group("kq"), quote):
-        return None
     start = m.end()
+    if start < masked:  # its value is inside one masked already
+        return None
+    key = text[key_start:key_end]
+    kind = _key_kind(key)
+    if kind == _NOT_SENSITIVE:
+        return None
+    key_quote, _, comma, quote = m.groups()
+    if comma is not None and not _is_tuple(text, key_start, key_quote, quote):
+        return None
     if text.startswith(_TEMPLATE_STARTS, start) or (not quote and _opens_code(text, start, m)):
         return None  # judged before walking the value: linear time (module docs)
     line_end = lines.end_of(start)
-    lowered = key.lower()
     if quote:
         end = _closing_quote(text, start, line_end, quote)
-        if lowered.endswith("authorization"):
+        if kind == _AUTHORIZATION:
             start += _scheme_length(text, start, end)
-    elif lowered.endswith("authorization"):
+    elif kind == _PLAIN:
+        end = _UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
+    elif kind == _AUTHORIZATION:
         start += _scheme_length(text, start, line_end)
         end = _UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
-    elif lowered.endswith("cookie"):  # a Cookie header: every pair up to its end
+    else:  # a Cookie header: every pair up to its end
         end = _COOKIE.match(text, start, line_end).end()  # type: ignore[union-attr]
         end = start + len(text[start:end].rstrip())
-    else:
-        end = _UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
     return _value_replacement(text, key, start, end, quoted=bool(quote))
 
 
 def _opens_code(text: str, start: int, m: re.Match[str]) -> bool:
     """A value that opens a structure, or code in a source line (``token = get_token()``:
     spaces around ``=``, as Python is written and traceback lines show it)."""
-    if text[start : start + 1] in ("{", "[", "(", "<"):
+    if text[start : start + 1] in _OPENERS:
         return True
+    if text[start : start + 1] not in _IDENTIFIER_STARTS:
+        return False
     sep = m.start("sep")
     return (
         m.group("sep") == "="

@@ -17,8 +17,9 @@ its shape, because formatters and handlers read more than the rendered message:
 * ``stack_info`` and every ``extra=`` attribute (copies; the caller's objects are untouched);
   structlog ``ProcessorFormatter`` records, whose ``msg`` is the event dict.
 
-A masked record is marked by the type of its ``args`` (a ``tuple``/``dict`` subclass, so no
-attribute shows up in JSON formatters' output): the filter on a second handler, or after
+A masked record is marked by the type of its ``args`` (a ``tuple`` subclass, or a subclass of
+the mapping's own class: :mod:`hygiene.masking.marks`; no attribute shows up in JSON
+formatters' output): the filter on a second handler, or after
 :func:`hygiene.masking.install` masked the record when it was made, returns at once. The filter
 never raises and never drops a record.
 """
@@ -30,29 +31,35 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from hygiene.masking.exceptions import mask_exception
+from hygiene.masking.keys import is_sensitive_key
+from hygiene.masking.marks import NO_ARGS, MaskedArgs, is_marked, marked_mapping
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import mask, may_hold_secret, secret_spans
 from hygiene.masking.values import mask_value
+from hygiene.masking.views import masked_view
 
 _PLAIN_RECORD: Final = logging.LogRecord("", logging.INFO, "", 0, "", None, None)
 _STANDARD_COUNT: Final = len(_PLAIN_RECORD.__dict__)
 _STANDARD_ATTRS: Final = frozenset(_PLAIN_RECORD.__dict__) | {"message", "asctime", "taskName"}
 _FORMATTER: Final = logging.Formatter()
+# Values masked as data (copies); any other object in `extra=` gets a masked view.
+_PLAIN_DATA: Final = (
+    str,
+    bytes,
+    bytearray,
+    int,
+    float,
+    type(None),
+    Mapping,
+    list,
+    tuple,
+    set,
+    frozenset,
+)
 _UNMASKABLE: Final = "[hygiene.masking: this record could not be masked; its content is withheld]"
 
 
-class MaskedArgs(tuple):  # type: ignore[type-arg]
-    """A masked record's positional ``args``: a plain tuple to everyone, a mark to us."""
-
-    __slots__ = ()
-
-
-class MaskedMapping(dict):  # type: ignore[type-arg]
-    """A masked record's mapping ``args`` (``logger.info("%(user)s", {...})``)."""
-
-
-_NO_ARGS: Final = MaskedArgs()
-_MARKS: Final = (MaskedArgs, MaskedMapping)
+_NO_ARGS: Final = NO_ARGS
 
 
 class RedactingFilter(logging.Filter):
@@ -63,9 +70,9 @@ class RedactingFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        args_type = type(record.args)
-        if args_type is not MaskedArgs and args_type is not MaskedMapping:
-            redact_record(record)
+        kind = type(record.args)
+        if kind is tuple or (kind is not MaskedArgs and not is_marked(record.args)):
+            redact_record(record)  # (a plain tuple, the usual case, is never marked)
         return True
 
 
@@ -124,8 +131,8 @@ def _mark(record: logging.LogRecord) -> None:
         record.args = _NO_ARGS
     elif type(args) is tuple:
         record.args = MaskedArgs(args)
-    elif isinstance(args, Mapping) and type(args) not in _MARKS:
-        record.args = MaskedMapping(args)
+    elif isinstance(args, Mapping) and not is_marked(args):
+        record.args = marked_mapping(args, args)
 
 
 def _redact_message(record: logging.LogRecord) -> None:
@@ -201,9 +208,8 @@ def _renders(template: str, args: Any, expected: str) -> bool:
 
 def _masked_args(args: Any) -> Any:
     if isinstance(args, Mapping):
-        return MaskedMapping(
-            {k: mask_value(v, k if isinstance(k, str) else None) for k, v in args.items()}
-        )
+        items = {k: mask_value(v, k if isinstance(k, str) else None) for k, v in args.items()}
+        return marked_mapping(args, items)
     return MaskedArgs(mask_value(a) for a in args)
 
 
@@ -242,7 +248,10 @@ def _redact_extras(record: logging.LogRecord) -> None:
     attributes = record.__dict__
     for name in attributes.keys() - _STANDARD_ATTRS:
         value = attributes[name]
-        masked = mask_value(value, name)
+        if isinstance(value, _PLAIN_DATA) or is_sensitive_key(name):
+            masked = mask_value(value, name)
+        else:  # an object handlers read by attribute (Django's `request`): a masked view
+            masked = masked_view(value)
         if masked is not value:
             attributes[name] = masked
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import re
 from collections.abc import Callable
 from typing import Final
@@ -139,10 +140,15 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
             spans.extend(_urlencoded_pat_spans(text))
     if has_key and ("=" in text or ":" in text or "," in text):  # no separator, no value
         add_key_spans(text, low, spans)
-    if "bearer" in low:
-        spans.extend(_bearer_spans(text, low))
-    if "basic" in low:
-        spans.extend(_basic_spans(text, low))
+    if "bearer" in low or "basic" in low:
+        # A credential the key rules already masked (`Authorization: Bearer ...`) is not
+        # judged again (on a 64 KB credential that judgement is most of the cost).
+        covered = without_overlaps(list(spans))
+        starts = [span.start for span in covered]
+        if "bearer" in low:
+            spans.extend(_bearer_spans(text, low, covered, starts))
+        if "basic" in low:
+            spans.extend(_basic_spans(text, low, covered, starts))
     if "@" in text and "://" in text:
         spans.extend(_anchored_spans(text, low, "://", _userinfo_span))
     return without_overlaps(spans)
@@ -209,10 +215,17 @@ def _anchored_spans(
     return found
 
 
-def _bearer_spans(text: str, low: str) -> list[Span]:
+def _inside(pos: int, covered: list[Span], starts: list[int]) -> bool:
+    i = bisect.bisect_right(starts, pos) - 1
+    return i >= 0 and pos < covered[i].end
+
+
+def _bearer_spans(text: str, low: str, covered: list[Span], starts: list[int]) -> list[Span]:
     found: list[Span] = []
     for m in _BEARER.finditer(low):
         start, end = m.span("cred")
+        if _inside(start, covered, starts):
+            continue
         escape = _ESCAPE.search(low, start, end)
         if escape is not None:
             end = escape.start()
@@ -224,12 +237,12 @@ def _bearer_spans(text: str, low: str) -> list[Span]:
     return found
 
 
-def _basic_spans(text: str, low: str) -> list[Span]:
+def _basic_spans(text: str, low: str, covered: list[Span], starts: list[int]) -> list[Span]:
     """``Basic <base64 of user:password>``: hidden whole (its tail would give bits away)."""
     found: list[Span] = []
     for m in _BASIC.finditer(low):
         start, end = m.span("cred")
-        if _is_basic_credential(text[start:end]):
+        if not _inside(start, covered, starts) and _is_basic_credential(text[start:end]):
             found.append(Span(start, end, core.ELLIPSIS))
     return found
 

@@ -94,6 +94,13 @@ def _mask_rendered(value: object) -> object:
 # A random credential in a variable with an ordinary name: long enough, one token-like word,
 # letters mixed with digits (or both cases), and many distinct characters.
 _RANDOM: Final = re.compile(r"""(['"]?)([A-Za-z0-9._~+/=-]{16,})\1""")
+# Names made of words: `getUserNameFromRequest`, `HTTPServerRequestHandler`,
+# `report-2024-final.txt`, `app_settings.v2` (random credentials seldom split into words).
+_WORD: Final = r"(?:[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]{3,}|[0-9]+|[a-z][0-9]+)"
+_NAME: Final = re.compile(rf"{_WORD}+(?:[-_.]{_WORD}+)*")
+# Random text splits into words too, but with digits and capitals scattered all over it.
+_DIGITS: Final = re.compile(r"[0-9]+")
+_CAPS: Final = re.compile(r"[A-Z]{2,}")
 _UUID: Final = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
 
 
@@ -120,6 +127,8 @@ def looks_random(text: str) -> bool:
     word = m.group(2)
     if word.startswith(("/", "./", "../", "~/")) or word.count("/") >= 3:
         return False  # a path
+    if _NAME.fullmatch(word) and len(_DIGITS.findall(word)) <= 1 and len(_CAPS.findall(word)) <= 1:
+        return False  # an identifier or a file name made of words
     return len(set(word)) >= 10 and looks_like_credential(word)
 
 

@@ -131,6 +131,9 @@ def test_frame_variables_a_random_credential_is_masked_whatever_its_name(
         "count": 3,
         "path": "/usr/local/lib/python3.11/site-packages",
         "module": "app.services.billing",
+        "handler": "HTTPServerRequestHandler",
+        "method": "getUserNameFromRequest",
+        "report": "report-2024-final.txt",
     }
     masked = mask_locals(
         {"sess": session, "shown": repr(session), "password": "hunter2", **ordinary}
@@ -140,3 +143,15 @@ def test_frame_variables_a_random_credential_is_masked_whatever_its_name(
     assert masked["shown"] == "'…" + session[-4:] + "'"
     assert masked["password"] == "…"
     assert {k: masked[k] for k in ordinary} == ordinary
+
+
+def test_random_credentials_of_usual_lengths_all_look_random() -> None:
+    import random
+    import string
+
+    from hygiene.masking.values import looks_random
+
+    rng = random.Random(11)  # fixed: the same 3,000 values on every run
+    alphabet = string.ascii_letters + string.digits + "-_"
+    values = ["".join(rng.choices(alphabet, k=k)) for k in (22, 32, 43) for _ in range(1000)]
+    assert [v for v in values if not looks_random(v)] == []

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import hygiene.masking.records as records
-from hygiene.masking import RedactingFilter, install
+from hygiene.masking import RedactingFilter, install, mask
 from tests.helpers import SecretGuard
 from tests.masking.conftest import stream_handler
 
@@ -141,3 +141,97 @@ def test_a_record_is_masked_once_however_many_handlers_and_hooks(
     logger.info("again %s", token)  # without install: the first handler's filter masks it
     assert len(counted) == 2
     guard.capture(*(s.getvalue() for s in sinks))
+
+
+class SafeAtoms(dict):  # type: ignore[type-arg]
+    """What gunicorn passes as the access log's mapping argument: `{Header}i` keys found in
+    any case, `-` for a missing key, and values escaped once in ``__init__``."""
+
+    def __init__(self, atoms: dict[str, object]) -> None:
+        dict.__init__(self)
+        for key, value in atoms.items():
+            self[key] = value.replace('"', '\\\\"') if isinstance(value, str) else value
+
+    def __getitem__(self, key: str) -> object:
+        if key.startswith("{"):
+            key = key.lower()
+        return super().__getitem__(key) if key in self else "-"
+
+
+def test_gunicorn_style_mapping_arguments_keep_their_class(
+    logger: logging.Logger, guard: SecretGuard
+) -> None:
+    import base64
+
+    password = guard.remember("pw-" + guard.session_token())
+    basic = guard.remember(base64.b64encode(f"alice:{password}".encode()).decode())
+    handler, sink = stream_handler(logging.Formatter("%(message)s"))
+    handler.addFilter(RedactingFilter())
+    logger.addHandler(handler)
+    fmt = '%(h)s "%(r)s" %(s)s "%({Authorization}i)s" "%({X-Missing}i)s"'
+    atoms = SafeAtoms(
+        {"h": "127.0.0.1", "r": "GET / HTTP/1.1", "s": "200", "{authorization}i": f"Basic {basic}"}
+    )
+    logger.info(fmt, atoms)
+    logger.info(fmt, SafeAtoms({"h": "127.0.0.1", "r": "GET /health HTTP/1.1", "s": "200"}))
+    guard.capture(sink.getvalue())
+    assert sink.getvalue().splitlines() == [
+        '127.0.0.1 "GET / HTTP/1.1" 200 "Basic …" "-"',
+        '127.0.0.1 "GET /health HTTP/1.1" 200 "-" "-"',
+    ]
+
+
+class Request:
+    """Shaped like Django's request: its repr shows the query string; handlers read it."""
+
+    def __init__(self, query: str) -> None:
+        self.query = query
+        self.META = {"REMOTE_ADDR": "127.0.0.1"}
+
+    def __repr__(self) -> str:
+        return f"<WSGIRequest: GET '/cb?{self.query}'>"
+
+
+def test_extra_objects_handlers_read_by_attribute_stay_readable(
+    logger: logging.Logger, guard: SecretGuard
+) -> None:
+    import json
+    import pickle
+
+    from tests.masking.conftest import JsonFormatter
+
+    token = guard.pat()
+    request = Request(f"access_token={token}")
+    seen: list[logging.LogRecord] = []
+
+    class Mailer(logging.Handler):  # what Django's AdminEmailHandler does with record.request
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    mailer = Mailer()
+    mailer.addFilter(RedactingFilter())
+    handler, sink = stream_handler(JsonFormatter())
+    handler.addFilter(RedactingFilter())
+    logger.addHandler(mailer)
+    logger.addHandler(handler)
+    logger.error("Internal Server Error: /cb", extra={"status_code": 500, "request": request})
+    view = seen[0].request  # type: ignore[attr-defined]
+    assert isinstance(view, Request)
+    assert view.META["REMOTE_ADDR"] == "127.0.0.1"
+    guard.capture(
+        sink.getvalue(),
+        str(view),
+        repr(view),
+        f"{view}",
+        str(pickle.loads(pickle.dumps(view))),  # noqa: S301 - our own bytes
+    )
+    assert (
+        json.loads(sink.getvalue())["request"]
+        == "<WSGIRequest: GET '/cb?access_token=pat_AIC_…" + token[-4:] + "'>"
+    )
+    assert request.query.endswith(token)  # the caller's object is untouched
+
+
+def test_an_absent_header_is_not_masked() -> None:
+    for text in ('cookie="-"', "password=-", "Cookie: -", 'token="-"', '"Authorization": "-"'):
+        assert mask(text) == text
