@@ -37,10 +37,10 @@ def test_django_runserver(mode: str, tmp_path: Path, verdict: Verdict) -> None:
     known = harness.Secrets()
     statuses = harness.send_traffic(app.port, known, rounds=harness.ROUNDS)
     outputs = harness.stop(app)
-    if "install" in mode:
-        # install() masks records as they are made: the `request` extra (its repr holds the
-        # URL) becomes text, and AdminEmailHandler reports "Request data not supplied".
-        verdict.known_gap("admin e-mail without request data")
+    if mode == "install":
+        # install() alone: Django's e-mail renders `request.GET` itself (`access_token = '...'`),
+        # text no record filter sees; the Django recipe's e-mail handler masks it (FINDINGS.md).
+        verdict.known_gap("exc_pat: whole in mail/")
     verdict.search(outputs, known)
     everything = b"".join(outputs.values())
     access = harness.access_lines(outputs["stderr.log"] + outputs["stdout.log"])
