@@ -39,6 +39,7 @@ EXPORTS: dict[str, list[str]] = {
         "mask_value",
         "structlog_processor",
     ],
+    "hygiene.masking.recipes": [],
     "hygiene.revoke": [
         "Interaction",
         "Outcome",

@@ -1,13 +1,19 @@
 """Masking secrets in logs: ``mask()``, ``RedactingFilter``, ``install()``, structlog.
 
-For a service, one line at start-up masks every record of the process::
+For a service, one line at start-up masks every record of the process, and what it prints::
 
-    hygiene.masking.install()
+    hygiene.masking.install()                # install(streams=False): logging only
 
-Modules: :mod:`~hygiene.masking.text` (``mask`` and its gate), :mod:`~hygiene.masking.keyvalues`
-(values of sensitive keys, ``Authorization``), :mod:`~hygiene.masking.keys` (sensitive key
-names), :mod:`~hygiene.masking.spans`, :mod:`~hygiene.masking.values` (structured values),
-:mod:`~hygiene.masking.records` (the ``logging.Filter``), :mod:`~hygiene.masking.install`,
+Modules: :mod:`~hygiene.masking.text` (``mask`` and its gate; :mod:`~hygiene.masking.gate`
+for long texts), :mod:`~hygiene.masking.keyvalues` (values of sensitive keys,
+``Authorization``), :mod:`~hygiene.masking.keys` (sensitive key names),
+:mod:`~hygiene.masking.spans`, :mod:`~hygiene.masking.values` (structured values, and
+``mask_locals`` for renderers of frame variables),
+:mod:`~hygiene.masking.records` (the ``logging.Filter``, keeping each record's shape),
+:mod:`~hygiene.masking.exceptions` (``mask_exception``: a masked exception of the same
+type, with its stack),
+:mod:`~hygiene.masking.install` (the ``Logger.makeRecord`` hook, handler filters, streams),
+:mod:`~hygiene.masking.guard` (the ``sys.stdout`` / ``sys.stderr`` guard),
 :mod:`~hygiene.masking.structlog` and :mod:`~hygiene.masking.stream` (``hygiene mask``).
 """
 

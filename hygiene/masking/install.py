@@ -1,15 +1,23 @@
-"""``install()``: mask every record of the process with one call.
+"""``install()``: mask every record of the process, and (by default) its standard streams.
 
-What it does:
+What it does, and why each hook:
 
+* wraps ``logging.Logger.makeRecord`` (on the class), so every record is masked once, when
+  it is complete: message, arguments, exception, ``stack_info`` and ``extra=`` attributes
+  (``logging`` adds extras after the record factory runs, so a factory alone misses them). A
+  hook on the class survives every reconfiguration: ``dictConfig`` (Django's second setup under
+  runserver included) and ``basicConfig(force=True)`` replace handlers and their filters, never
+  the ``Logger`` class. Records made elsewhere (``logging.makeLogRecord`` from a socket
+  receiver, a ``LogRecord`` built by hand) are masked by the filter below;
 * puts one :class:`RedactingFilter` on every handler that exists now: the root logger's, those
   of every other logger (``propagate=False`` ones such as ``uvicorn.access`` included) and
-  ``logging.lastResort``; a filter on a handler sees child loggers' propagated records, a
-  filter on a logger would not;
-* wraps the log record factory, so records are masked when they are made: handlers added later
-  still never see a secret in the message, its arguments, the exception or ``stack_info``
-  (only ``extra=`` attributes, which ``logging`` adds after the factory, need the handler
-  filter: call ``install()`` again after adding handlers, or attach the filter to them).
+  ``logging.lastResort``. It costs nothing on records already masked (they are marked);
+* with ``streams=True`` (the default), replaces ``sys.stdout`` and ``sys.stderr`` by
+  :class:`~hygiene.masking.guard.GuardedText`, so ``print``, uncaught exceptions, dying
+  threads, unraisable exceptions, ``http.client`` debug output and debuggers are masked too;
+  ``StreamHandler``\\ s that already hold the real stream are pointed at the guard. It is the
+  default because ``install()`` promises a clean process, and most leaks seen in real stacks
+  never go through ``logging``; ``install(streams=False)`` leaves the streams alone.
 
 Calling it twice adds nothing twice. It returns an :class:`Installation` whose
 ``uninstall()`` takes everything back (tests use it).
@@ -17,27 +25,42 @@ Calling it twice adds nothing twice. It returns an :class:`Installation` whose
 
 from __future__ import annotations
 
+import functools
 import logging
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from hygiene.masking.records import RedactingFilter
+from hygiene.masking.guard import GuardedText
+from hygiene.masking.records import RedactingFilter, redact_record
 
-RecordFactory = Callable[..., logging.LogRecord]
+MakeRecord = Callable[..., logging.LogRecord]
 
 
-class RedactingRecordFactory:
-    """A log record factory that masks each record the wrapped factory makes."""
-
-    def __init__(self, wrapped: RecordFactory, redactor: RedactingFilter) -> None:
-        self.wrapped = wrapped
-        self.redactor = redactor
-
-    def __call__(self, *args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = self.wrapped(*args, **kwargs)
-        self.redactor.filter(record)
+def _masking(make_record: MakeRecord) -> MakeRecord:
+    # The signature spelled out: Logger._log passes ten positional arguments, and packing them
+    # into *args costs more than the rest of a clean record's masking.
+    @functools.wraps(make_record)
+    def make_masked_record(
+        self: logging.Logger,
+        name: str,
+        level: int,
+        fn: str,
+        lno: int,
+        msg: object,
+        args: Any,
+        exc_info: Any,
+        func: str | None = None,
+        extra: Any = None,
+        sinfo: str | None = None,
+    ) -> logging.LogRecord:
+        record = make_record(self, name, level, fn, lno, msg, args, exc_info, func, extra, sinfo)
+        redact_record(record)
         return record
+
+    make_masked_record.hygiene_masking = True  # type: ignore[attr-defined]
+    return make_masked_record
 
 
 @dataclass
@@ -46,30 +69,75 @@ class Installation:
 
     redactor: RedactingFilter
     handlers: list[logging.Handler] = field(default_factory=list)
-    factory: RedactingRecordFactory | None = None
+    make_record: MakeRecord | None = None  # the method it wrapped, if it did
+    streams: dict[str, GuardedText] = field(default_factory=dict)
+    handler_streams: list[tuple[logging.StreamHandler[Any], Any]] = field(default_factory=list)
 
     def uninstall(self) -> None:
-        """Remove the filter from the handlers it was added to and unwrap the factory."""
+        """Remove the filters, unwrap ``makeRecord`` and give the streams back."""
         for handler in self.handlers:
             handler.removeFilter(self.redactor)
-        if self.factory is not None and logging.getLogRecordFactory() is self.factory:
-            logging.setLogRecordFactory(self.factory.wrapped)
+        original = self.make_record
+        # Only our own wrapper is taken off, not one someone put over it since.
+        if (
+            original is not None
+            and getattr(logging.Logger.makeRecord, "__wrapped__", None) is original
+        ):
+            logging.Logger.makeRecord = original  # type: ignore[method-assign,assignment]
+        for handler, stream in self.handler_streams:
+            if handler.stream in self.streams.values():
+                handler.setStream(stream)
+        for name, guard in self.streams.items():
+            guard.flush()
+            if getattr(sys, name) is guard:
+                setattr(sys, name, guard.wrapped)
 
 
-def install() -> Installation:
-    """Mask every record of this process's logging (see the module docs for how)."""
-    current = logging.getLogRecordFactory()
-    ours = current if isinstance(current, RedactingRecordFactory) else None
-    redactor = ours.redactor if ours is not None else RedactingFilter()
-    installation = Installation(redactor)
+def install(*, streams: bool = True) -> Installation:
+    """Mask every record of this process's logging, and with ``streams`` (the default) what
+    it writes to ``sys.stdout`` / ``sys.stderr`` (see the module docs for how)."""
+    installation = Installation(_current_redactor())
     for handler in _every_handler():
         if not any(isinstance(f, RedactingFilter) for f in handler.filters):
-            handler.addFilter(redactor)
+            handler.addFilter(installation.redactor)
             installation.handlers.append(handler)
-    if ours is None:
-        installation.factory = RedactingRecordFactory(current, redactor)
-        logging.setLogRecordFactory(installation.factory)
+    current = logging.Logger.makeRecord
+    if not getattr(current, "hygiene_masking", False):
+        installation.make_record = current
+        logging.Logger.makeRecord = _masking(current)  # type: ignore[method-assign]
+    if streams:
+        _guard_streams(installation)
     return installation
+
+
+def _current_redactor() -> RedactingFilter:
+    for handler in _every_handler():
+        for f in handler.filters:
+            if isinstance(f, RedactingFilter):
+                return f
+    return RedactingFilter()
+
+
+def _guard_streams(installation: Installation) -> None:
+    originals: dict[int, GuardedText] = {}
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None or isinstance(stream, GuardedText):
+            continue
+        guard = GuardedText(stream)
+        setattr(sys, name, guard)
+        installation.streams[name] = guard
+        originals[id(stream)] = guard
+    for dunder, name in (("__stdout__", "stdout"), ("__stderr__", "stderr")):
+        real = getattr(sys, dunder, None)
+        if real is not None and name in installation.streams:
+            originals.setdefault(id(real), installation.streams[name])
+    # Handlers made before now hold the stream object itself: point them at the guard.
+    for handler in _every_handler():
+        stream = getattr(handler, "stream", None)
+        if isinstance(handler, logging.StreamHandler) and id(stream) in originals:
+            installation.handler_streams.append((handler, stream))
+            handler.setStream(originals[id(stream)])
 
 
 def _every_handler() -> Iterator[logging.Handler]:

@@ -12,6 +12,7 @@ of token-like keys keep the core's masked form (its tail lets a human match the 
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 from hygiene.detection import ELLIPSIS, PAT_PREFIX, masked_form
@@ -60,9 +61,16 @@ KEY_HINTS: Final = (
 # Shell variables that only look sensitive: the working directory is not a password.
 _NOT_SECRETS: Final = frozenset({"PWD", "OLDPWD"})
 
+# Values made only of these hold nothing to mask: `-` is what access logs print for an absent
+# header (gunicorn's `cookie="%({cookie}i)s"`), `***` what others already masked.
+_NOTHING: Final = frozenset("*-_.")
+# How masked forms start: hidden, a PAT's, a URL-encoded PAT's.
+_MASKED_STARTS: Final = (ELLIPSIS, PAT_PREFIX + ELLIPSIS, "pat%5FAIC%5F" + ELLIPSIS)
+
 _STRIP: Final = str.maketrans("", "", "_-.")
 
 
+@functools.lru_cache(maxsize=4096)  # keys repeat: a log holds few distinct ones
 def _compact(key: str) -> str:
     return key.lower().translate(_STRIP)
 
@@ -77,9 +85,10 @@ def is_sensitive_key(key: str) -> bool:
 def is_masked(value: str) -> bool:
     """True for values that are already masked (or hold nothing to mask)."""
     stripped = value.strip()
-    if not stripped or set(stripped) <= {"*"}:
+    if not stripped or set(stripped) <= _NOTHING:  # `***`, or `-` for an absent header
         return True
-    return stripped.startswith((ELLIPSIS, PAT_PREFIX + ELLIPSIS))
+    # A masked form is short: a long value that starts with `…` is not one.
+    return len(stripped) <= 20 and stripped.replace("%5f", "%5F").startswith(_MASKED_STARTS)
 
 
 def masked_value(key: str, value: str) -> str:

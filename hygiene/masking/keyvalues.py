@@ -4,11 +4,18 @@ A hint found in the lowercased text is widened to the key around it (``AIC_PASSW
 ``x-api-key``); when that key is sensitive and a separator follows (``:``, ``=``, ``=>``, or the
 comma of a ``("key", "value")`` tuple), its value is masked to its syntactic end: the closing
 quote of a quoted value (escaped JSON inside JSON included), a delimiter for an unquoted one,
-the end of the line for a ``Cookie`` header.
+the end of the header for a ``Cookie`` / ``Set-Cookie`` line.
+
+Linear time: keys are visited left to right, merged from the hints' positions, and a key inside
+a value already masked is never looked at (``"password=" * 8000`` is one value). A value is
+rejected either from its first characters, before it is walked, or for being short; so no
+stretch of text is walked again and again. Line ends are found once per line.
 """
 
 from __future__ import annotations
 
+import functools
+import heapq
 import re
 from typing import Final
 
@@ -26,36 +33,81 @@ _AFTER_KEY: Final = re.compile(
     r"""[ \t]*(?:[bBrRfFuU]{1,2}(?=\\{0,3}["']))?(?P<vq>\\{0,3}["'])?"""
 )
 _UNQUOTED: Final = re.compile(r"""[^\s"'\\,;&)\]}|]*""")
+# A Cookie header runs to the end of its line, or of its line in a repr (`\r\n`).
+_COOKIE: Final = re.compile(r"""[^\r\n\\]*""")
 _SCHEME: Final = re.compile(r"""[A-Za-z][A-Za-z0-9_.-]{0,30}[ \t]+(?=[^\s"'\\,;&)\]}|])""")
+# Code, not a value: a call or subscript (`get_token()`, `os.environ[`), as traceback source
+# lines show them.
+_CODE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,63}[(\[]")
+_OPENERS: Final = frozenset("{[(<")
+_IDENTIFIER_STARTS: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _LITERALS: Final = frozenset({"null", "none", "nil", "true", "false", "undefined"})
 _TEMPLATE_STARTS: Final = ("${", "{{", "%(", "%s", "$(")
 # A scheme word with no credential after it is not a secret (`Authorization: Bearer`).
 _SCHEME_ONLY: Final = frozenset({"bearer", "basic", "digest", "negotiate", "token", "ntlm"})
 # Scheme words that are not plain short words.
 _KNOWN_SCHEMES: Final = frozenset({"aws4-hmac-sha256", "sharedkey", "ssws", "apikey", "dpop"})
+# Rejections that need the whole value apply only to values this short, so that a rejected
+# value is never long (and never walked again from the next key inside it).
+_SHORT: Final = 64
+# How far before the end of a masked value a key may stand and have its own value after it.
+_NEAR_END: Final = _MAX_KEY + 16
+# AWS operation names (`CreateSecret`, `GetSecretValue`) in botocore's event names.
+_OPERATION: Final = re.compile(
+    r"(?:create|get|put|update|delete|describe|list|rotate|restore|batchget|tag|untag)"
+    r"(?=secret|password|token|key|credential)"
+)
 
 
 def add_key_spans(text: str, low: str, spans: list[Span]) -> None:
-    """Append to ``spans`` the value of every sensitive key in ``text`` (``low``: lowercased)."""
-    seen: set[int] = set()
-    for hint in KEY_HINTS:
-        pos = low.find(hint)
-        while pos != -1:
+    """Append to ``spans`` the value of every sensitive key in ``text`` (``low``: lowercased).
+
+    Keys inside a value already masked are skipped, except near its end: there a key's own
+    value may start after it (``SECRET: "client_secret": "..."``).
+    """
+    heap = [(pos, hint) for hint in KEY_HINTS if (pos := low.find(hint)) != -1]
+    heapq.heapify(heap)
+    lines = _Lines(text)
+    judged = 0  # keys before this were judged already
+    masked = 0  # everything before this is inside a masked value
+    while heap:
+        pos, hint = heap[0]
+        resume = max(pos + 1, judged, masked - _NEAR_END)
+        if pos >= judged and pos >= masked - _NEAR_END:
             start = _key_start(low, pos)
-            end = _KEY_TAIL.match(low, pos).end()  # type: ignore[union-attr]  # {0,} always matches
-            if start >= 0 and start not in seen:
-                seen.add(start)
-                span = _value_span(text, start, end)
-                if span is not None:
-                    spans.append(span)
-            pos = low.find(hint, end)
+            end = _KEY_TAIL.match(low, pos).end()  # type: ignore[union-attr]  # {0,} matches
+            judged = resume = max(end, pos + 1)
+            span = _value_span(text, start, end, lines, masked) if start >= 0 else None
+            if span is not None:
+                spans.append(span)
+                masked = span.end
+                resume = max(resume, masked - _NEAR_END)
+        nxt = low.find(hint, resume)
+        if nxt == -1:
+            heapq.heappop(heap)
+        else:
+            heapq.heapreplace(heap, (nxt, hint))
+
+
+class _Lines:
+    """Where the line holding a position ends, found once per line (positions only grow)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.end = -1
+
+    def end_of(self, pos: int) -> int:
+        if pos > self.end:
+            end = self.text.find("\n", pos)
+            self.end = len(self.text) if end == -1 else end
+        return self.end
 
 
 def _key_start(low: str, pos: int) -> int:
     """Where the key holding ``pos`` starts; -1 when it is no key.
 
-    Not a key: a run longer than any key, or the tail of a masked form (``…xpwd``), which
-    must not start a match on a second pass.
+    Not a key: a run longer than any key, the tail of a masked form (``…xpwd``), which must not
+    start a match on a second pass, or an ARN's ``:secret:`` resource type.
     """
     start = pos
     limit = max(0, pos - _MAX_KEY)
@@ -67,42 +119,84 @@ def _key_start(low: str, pos: int) -> int:
         end = _KEY_TAIL.match(low, start).end()  # type: ignore[union-attr]  # {0,} always matches
         if end - start <= 4:
             return -1
+    if start > 0 and low[start - 1] == ":" and low.startswith("secret:", start):
+        return -1
     return start
 
 
-def _value_span(text: str, key_start: int, key_end: int) -> Span | None:
+# What a key's value is, judged once per distinct key (a log holds few of them).
+_NOT_SENSITIVE, _PLAIN, _AUTHORIZATION, _COOKIE_HEADER = range(4)
+
+
+@functools.lru_cache(maxsize=4096)
+def _key_kind(key: str) -> int:
+    if not is_sensitive_key(key) or _OPERATION.match(key[key.rfind(".") + 1 :].lower()):
+        return _NOT_SENSITIVE
+    lowered = key.lower()
+    if lowered.endswith("authorization"):
+        return _AUTHORIZATION
+    return _COOKIE_HEADER if lowered.endswith("cookie") else _PLAIN
+
+
+def _value_span(text: str, key_start: int, key_end: int, lines: _Lines, masked: int) -> Span | None:
     m = _AFTER_KEY.match(text, key_end)
     if m is None:
         return None
-    key = text[key_start:key_end]
-    if not is_sensitive_key(key):
-        return None
-    quote = m.group("vq")
-    if m.group("comma") is not None and not _is_tuple(text, key_start, m.group("kq"), quote):
-        return None
     start = m.end()
-    line_end = _line_end(text, start)
-    lowered = key.lower()
+    if start < masked:  # its value is inside one masked already
+        return None
+    key = text[key_start:key_end]
+    kind = _key_kind(key)
+    if kind == _NOT_SENSITIVE:
+        return None
+    key_quote, _, comma, quote = m.groups()
+    if comma is not None and not _is_tuple(text, key_start, key_quote, quote):
+        return None
+    if text.startswith(_TEMPLATE_STARTS, start) or (not quote and _opens_code(text, start, m)):
+        return None  # judged before walking the value: linear time (module docs)
+    line_end = lines.end_of(start)
     if quote:
         end = _closing_quote(text, start, line_end, quote)
-        if lowered.endswith("authorization"):
+        if kind == _AUTHORIZATION:
             start += _scheme_length(text, start, end)
-    elif lowered.endswith("authorization"):
+    elif kind == _PLAIN:
+        end = _UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
+    elif kind == _AUTHORIZATION:
         start += _scheme_length(text, start, line_end)
         end = _UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
-    elif lowered.endswith("cookie"):  # a Cookie header line: every pair up to its end
-        end = start + len(text[start:line_end].rstrip())
-    else:
-        end = _UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
+    else:  # a Cookie header: every pair up to its end
+        end = _COOKIE.match(text, start, line_end).end()  # type: ignore[union-attr]
+        end = start + len(text[start:end].rstrip())
     return _value_replacement(text, key, start, end, quoted=bool(quote))
 
 
+def _opens_code(text: str, start: int, m: re.Match[str]) -> bool:
+    """A value that opens a structure, or code in a source line (``token = get_token()``:
+    spaces around ``=``, as Python is written and traceback lines show it)."""
+    if text[start : start + 1] in _OPENERS:
+        return True
+    if text[start : start + 1] not in _IDENTIFIER_STARTS:
+        return False
+    sep = m.start("sep")
+    return (
+        m.group("sep") == "="
+        and text[sep - 1 : sep] == " "
+        and text[sep + 1 : sep + 2] == " "
+        and _CODE.match(text, start, start + _SHORT) is not None
+    )
+
+
 def _value_replacement(text: str, key: str, start: int, end: int, *, quoted: bool) -> Span | None:
-    value = text[start:end]
-    if is_masked(value) or value.lower() in _SCHEME_ONLY or _is_template(value):
-        return None
-    if not quoted and (value.lower() in _LITERALS or value[:1] in "{[(<"):
-        return None
+    if end - start <= _SHORT:
+        value = text[start:end]
+        if is_masked(value) or value.lower() in _SCHEME_ONLY or _is_template(value):
+            return None
+        if not quoted and value.lower() in _LITERALS:
+            return None
+    else:
+        value = text[start:end]
+        if is_masked(value):  # a long run of `*` (nothing to mask, and no key inside)
+            return None
     return Span(start, end, masked_value(key, value))
 
 
@@ -131,11 +225,6 @@ def _is_tuple(text: str, key_start: int, key_quote: str | None, value_quote: str
         return False
     before = text[max(0, key_start - 8) : key_start].rstrip("\"'\\").rstrip("b").rstrip()
     return before.endswith("(")
-
-
-def _line_end(text: str, start: int) -> int:
-    end = text.find("\n", start)
-    return len(text) if end == -1 else end
 
 
 def _closing_quote(text: str, start: int, line_end: int, quote: str) -> int:

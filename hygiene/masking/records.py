@@ -1,36 +1,65 @@
 """``RedactingFilter``: a ``logging.Filter`` after which no handler writes a secret.
 
-It masks, on the record itself (so every later handler and formatter sees masked data):
+It masks the record itself (so every later handler and formatter sees masked data) and keeps
+its shape, because formatters and handlers read more than the rendered message:
 
-* the rendered message (``getMessage()``: the secret may sit in the template, in an argument
-  of any type, or be split across both); a record whose format fails is rendered safely
-  instead of raising;
-* mapping arguments (``logger.info("%(user)s", {...})``) whose unused keys hold secrets;
-* exceptions: ``exc_info`` is rendered (chained causes included), masked into ``exc_text``
-  and cleared, so formatters that render ``exc_info`` themselves cannot print the raw text or
-  the frames' locals; an ``exc_text`` cached by an earlier handler is masked too;
+* ``args`` keeps its type, length and keys: each argument is masked in place (a string becomes
+  its masked string; another object is replaced by its masked text only when its ``str`` or
+  ``repr`` held a secret), so uvicorn's access formatter still unpacks its five arguments and
+  Sentry still groups by the template. The template (``msg``) is masked only if it holds a
+  secret itself. Only when a secret is split between the template and an argument
+  (``"Bearer %s"``) does the record get the masked message as ``msg`` and empty ``args``. A
+  record whose format fails is rendered safely instead of raising.
+* ``exc_info`` stays an exception of the same type with its traceback: a masked copy when it,
+  its notes or its chained causes render a secret (:mod:`hygiene.masking.exceptions`), and
+  ``exc_text`` is set to the masked rendering, which the standard formatters print. When no
+  faithful copy exists, ``exc_info`` is cleared and the masked text stays.
 * ``stack_info`` and every ``extra=`` attribute (copies; the caller's objects are untouched);
-* structlog ``ProcessorFormatter`` records, whose ``msg`` is the event dict.
+  structlog ``ProcessorFormatter`` records, whose ``msg`` is the event dict.
 
-A record without secrets keeps its ``msg`` and ``args`` objects. Records with a secret in the
-message get the masked text as ``msg`` and empty ``args``. The filter never raises and never
-drops a record; running it twice (two handlers) changes nothing more.
+A masked record is marked by the type of its ``args`` (a ``tuple`` subclass, or a subclass of
+the mapping's own class: :mod:`hygiene.masking.marks`; no attribute shows up in JSON
+formatters' output): the filter on a second handler, or after
+:func:`hygiene.masking.install` masked the record when it was made, returns at once. The filter
+never raises and never drops a record.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final
 
-from hygiene.masking.text import mask
+from hygiene.masking.exceptions import mask_exception
+from hygiene.masking.keys import is_sensitive_key
+from hygiene.masking.marks import NO_ARGS, MaskedArgs, is_marked, marked_mapping
+from hygiene.masking.spans import Span, splice
+from hygiene.masking.text import mask, may_hold_secret, secret_spans
 from hygiene.masking.values import mask_value
+from hygiene.masking.views import masked_view
 
 _PLAIN_RECORD: Final = logging.LogRecord("", logging.INFO, "", 0, "", None, None)
 _STANDARD_COUNT: Final = len(_PLAIN_RECORD.__dict__)
 _STANDARD_ATTRS: Final = frozenset(_PLAIN_RECORD.__dict__) | {"message", "asctime", "taskName"}
 _FORMATTER: Final = logging.Formatter()
+# Values masked as data (copies); any other object in `extra=` gets a masked view.
+_PLAIN_DATA: Final = (
+    str,
+    bytes,
+    bytearray,
+    int,
+    float,
+    type(None),
+    Mapping,
+    list,
+    tuple,
+    set,
+    frozenset,
+)
 _UNMASKABLE: Final = "[hygiene.masking: this record could not be masked; its content is withheld]"
+
+
+_NO_ARGS: Final = NO_ARGS
 
 
 class RedactingFilter(logging.Filter):
@@ -41,20 +70,69 @@ class RedactingFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        # This runs on every logging call of the process: the common case (a clean message,
-        # no exception, no extras) is kept to a few checks in this one function.
-        try:
-            if type(record.msg) is dict and not record.args:
-                _redact_event_dict(record)
-            else:
-                _redact_message(record)
-            if record.exc_info or record.exc_text or record.stack_info:
-                _redact_exception(record)
-            if len(record.__dict__) > _STANDARD_COUNT:
-                _redact_extras(record)
-        except Exception:  # a filter that raises breaks the caller's logging call
-            _blank(record)
+        kind = type(record.args)
+        if kind is tuple or (kind is not MaskedArgs and not is_marked(record.args)):
+            redact_record(record)  # (a plain tuple, the usual case, is never marked)
         return True
+
+
+def redact_record(record: logging.LogRecord) -> None:
+    """Mask ``record`` in place and mark it; never raises (see the module docs)."""
+    # This runs on every logging call of the process: the common case (a str template, no
+    # exception, no extras, a clean message) is decided here without another call.
+    msg, args = record.msg, record.args
+    try:
+        if (
+            type(msg) is str
+            and len(record.__dict__) == _STANDARD_COUNT
+            and not (record.exc_info or record.exc_text or record.stack_info)
+            and (not args or type(args) is tuple)
+        ):
+            try:
+                message: str | None = msg % args if args else msg  # what getMessage() renders
+            except Exception:
+                message = None  # a bad format: the full path renders it safely
+            if message is not None:
+                if not may_hold_secret(message):
+                    record.args = MaskedArgs(args) if args else _NO_ARGS
+                    return
+                spans = secret_spans(message)
+                if not spans:
+                    record.args = MaskedArgs(args) if args else _NO_ARGS
+                    return
+                masked_args = _args_from_spans(msg, args, message, spans) if args else None  # type: ignore[arg-type]  # a tuple: checked above
+                if masked_args is not None:
+                    record.args = masked_args
+                    return
+    except Exception:  # a filter that raises breaks the caller's logging call
+        _blank(record)
+        return
+    _redact_fully(record)
+
+
+def _redact_fully(record: logging.LogRecord) -> None:
+    try:
+        if type(record.msg) is dict and not record.args:
+            _redact_event_dict(record)
+        else:
+            _redact_message(record)
+        if record.exc_info or record.exc_text or record.stack_info:
+            _redact_exception(record)
+        if len(record.__dict__) > _STANDARD_COUNT:
+            _redact_extras(record)
+        _mark(record)
+    except Exception:  # a filter that raises breaks the caller's logging call
+        _blank(record)
+
+
+def _mark(record: logging.LogRecord) -> None:
+    args = record.args
+    if not args:
+        record.args = _NO_ARGS
+    elif type(args) is tuple:
+        record.args = MaskedArgs(args)
+    elif isinstance(args, Mapping) and not is_marked(args):
+        record.args = marked_mapping(args, args)
 
 
 def _redact_message(record: logging.LogRecord) -> None:
@@ -62,26 +140,83 @@ def _redact_message(record: logging.LogRecord) -> None:
         message = record.getMessage()
     except Exception:
         # The handler would report the failure with the raw arguments: render them masked.
-        record.msg, record.args = mask(_fallback_message(record)), ()
+        record.msg, record.args = mask(_fallback_message(record)), _NO_ARGS
         return
-    masked = mask(message)
-    if masked is not message:
-        # Only records that held a secret lose their args (pitfall 4 of the notes).
-        record.msg, record.args = masked, ()
-    elif type(record.args) is not tuple and _mapping_args_hold_secret(record):
-        record.msg, record.args = message, ()
+    spans = secret_spans(message)
+    args = record.args
+    if not spans:
+        if args and type(args) is not tuple and isinstance(args, Mapping):
+            # `logger.info("%(user)s", {...})`: keys the message does not use are still there.
+            record.args = _masked_args(args)
+        return
+    msg = record.msg
+    if args and type(args) is tuple and type(msg) is str:
+        masked_args = _args_from_spans(msg, args, message, spans)
+        if masked_args is not None:
+            record.args = masked_args
+            return
+    masked = splice(message, spans)
+    if args and isinstance(msg, str) and _mask_in_place(record, msg, args, masked):
+        return
+    record.msg, record.args = masked, _NO_ARGS  # split secret: no shape keeps it hidden
+
+
+def _args_from_spans(
+    msg: str, args: tuple[Any, ...], message: str, spans: list[Span]
+) -> MaskedArgs | None:
+    """The usual case without masking anything twice: each secret found in the message stands
+    whole in string arguments (and not in the template); it is replaced there. ``None`` when
+    the record is not that simple (the general path decides)."""
+    new = list(args)
+    for start, end, replacement in spans:
+        secret = message[start:end]
+        if len(secret) < 8 or secret in msg:
+            return None
+        hit = False
+        for i, arg in enumerate(new):
+            if type(arg) is str and secret in arg:
+                new[i] = arg.replace(secret, replacement)
+                hit = True
+        if not hit:  # rendered from another type, or across arguments
+            return None
+    return MaskedArgs(new)
+
+
+def _mask_in_place(record: logging.LogRecord, msg: str, args: Any, masked: str) -> bool:
+    """Mask each argument (and the template, if it holds a secret itself); True when that
+    renders clean."""
+    new_args = _masked_args(args)
+    if _renders(msg, new_args, masked):
+        record.msg, record.args = msg, new_args
+        return True
+    template = mask(msg)
+    if template is not msg and _renders(template, new_args, masked):
+        record.msg, record.args = template, new_args
+        return True
+    return False
+
+
+def _renders(template: str, args: Any, expected: str) -> bool:
+    """Whether ``template % args`` renders clean: the masked message itself (the usual case,
+    no second pass), or another text without a secret (masked bytes render as escapes)."""
+    try:
+        rendered = template % args
+    except Exception:
+        return False
+    return bool(rendered == expected) or mask(rendered) is rendered
+
+
+def _masked_args(args: Any) -> Any:
+    if isinstance(args, Mapping):
+        items = {k: mask_value(v, k if isinstance(k, str) else None) for k, v in args.items()}
+        return marked_mapping(args, items)
+    return MaskedArgs(mask_value(a) for a in args)
 
 
 def _redact_event_dict(record: logging.LogRecord) -> None:
     masked = mask_value(record.msg)  # structlog's ProcessorFormatter passes the event dict
     if masked is not record.msg:
         record.msg = masked
-
-
-def _mapping_args_hold_secret(record: logging.LogRecord) -> bool:
-    # `logger.info("%(user)s", {...})`: keys the message does not use are still in `args`.
-    args = record.args
-    return isinstance(args, Mapping) and mask_value(args) is not args
 
 
 def _fallback_message(record: logging.LogRecord) -> str:
@@ -95,10 +230,16 @@ def _redact_exception(record: logging.LogRecord) -> None:
     if record.stack_info:
         record.stack_info = mask(record.stack_info)
     exc_info = record.exc_info
-    if exc_info and exc_info[0] is not None:
-        text = record.exc_text or _FORMATTER.formatException(exc_info)
+    if exc_info and exc_info[0] is not None and exc_info[1] is not None:
+        masked = mask_exception(exc_info[1])
+        if masked is None:  # no faithful copy: the masked text is all handlers get
+            text = record.exc_text or _FORMATTER.formatException(exc_info)
+            record.exc_info = None
+        else:
+            if masked is not exc_info[1]:
+                record.exc_info = (type(masked), masked, exc_info[2])
+            text = record.exc_text or _FORMATTER.formatException(record.exc_info)  # type: ignore[arg-type]
         record.exc_text = mask(text)
-        record.exc_info = None
     elif record.exc_text:
         record.exc_text = mask(record.exc_text)
 
@@ -107,7 +248,10 @@ def _redact_extras(record: logging.LogRecord) -> None:
     attributes = record.__dict__
     for name in attributes.keys() - _STANDARD_ATTRS:
         value = attributes[name]
-        masked = mask_value(value, name)
+        if isinstance(value, _PLAIN_DATA) or is_sensitive_key(name):
+            masked = mask_value(value, name)
+        else:  # an object handlers read by attribute (Django's `request`): a masked view
+            masked = masked_view(value)
         if masked is not value:
             attributes[name] = masked
 
@@ -115,7 +259,7 @@ def _redact_extras(record: logging.LogRecord) -> None:
 def _blank(record: logging.LogRecord) -> None:
     """Last resort when masking failed: keep the record, drop everything it carried."""
     try:
-        record.msg, record.args = _UNMASKABLE, ()
+        record.msg, record.args = _UNMASKABLE, _NO_ARGS
         record.exc_info, record.exc_text, record.stack_info = None, None, None
         for name in [n for n in record.__dict__ if n not in _STANDARD_ATTRS]:
             del record.__dict__[name]

@@ -3,8 +3,9 @@
 Reads go through ``os.read``-like calls that return what is available: a file delivers full
 1 MiB blocks, a pipe (``tail -f app.log | hygiene mask``) delivers each line as it comes, and
 every complete line read is written and flushed at once. A partial last line waits for its end
-(a secret may continue in it), except past ``max_line`` bytes, where it is cut at a space so
-memory stays bounded.
+(a secret may continue in it), except past ``max_line`` bytes, where it is cut (at a space
+when there is one) so memory stays bounded: the bytes after the cut are look-ahead, so a secret
+across the cut is masked whole, and a token running on past it is dropped to its end.
 
 Clean lines are copied as bytes: the block is lowercased once and searched for the hints of
 :mod:`hygiene.masking.text`; only the lines around a hit are decoded (``surrogateescape``, so
@@ -13,27 +14,39 @@ invalid UTF-8 comes out byte for byte) and masked.
 
 from __future__ import annotations
 
+import functools
 import re
+import threading
 from collections.abc import Callable
-from typing import Final
+from typing import Any, Final
 
+from hygiene.detection import ELLIPSIS
 from hygiene.masking.keys import KEY_HINTS
-from hygiene.masking.text import mask
+from hygiene.masking.spans import Span, splice
+from hygiene.masking.text import find_spans, mask
 
 BLOCK: Final = 1 << 20
 MAX_LINE: Final = 8 << 20
 # A cut inside an over-long line keeps this much back, so no token is split by it.
 _KEEP: Final = 8192
+# How far past a cut a value may start and still belong to a key before the cut.
+_REACH: Final = 1024
 
 _HINTS: Final = (
     *(h.encode() for h in KEY_HINTS),
     b"pat_aic_",
     b"pat%5faic%5f",
     b"bearer",
+    b"basic",
     b"\x1b",
 )
 # URLs are everywhere in logs; only those with a password in their userinfo need masking.
-_USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]{1,1024}@""")
+_USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
+# Hyperscan finds every hint in one pass; below this size the plain finds cost less.
+_HYPERSCAN_FROM: Final = 1 << 16
+_SCRATCH: Final = threading.local()
+# Characters a token or credential may go on with past a cut.
+_TOKEN_BYTES: Final = re.compile(rb"[A-Za-z0-9._~+/=%-]*")
 
 
 def mask_block(data: bytes) -> bytes:
@@ -59,6 +72,67 @@ def mask_line(line: bytes) -> bytes:
 
 
 def _lines_with_hints(data: bytes) -> list[tuple[int, int]]:
+    if len(data) >= _HYPERSCAN_FROM:
+        ends = _hyperscan_hint_ends(data)
+        if ends is not None:
+            return _lines_at(data, ends)
+    return _lines_found(data)
+
+
+def _lines_at(data: bytes, ends: list[int]) -> list[tuple[int, int]]:
+    lines: list[tuple[int, int]] = []
+    for end in sorted(ends):
+        if lines and end <= lines[-1][1]:
+            continue  # on a line already noted
+        start = data.rfind(b"\n", 0, end - 1) + 1
+        stop = data.find(b"\n", end - 1)
+        lines.append((start, len(data) if stop == -1 else stop))
+    return lines
+
+
+def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
+    """Where hints end in ``data``, all found in one SIMD pass; None without Hyperscan."""
+    try:
+        db, scratch = _hyperscan()
+    except Exception:  # no wheel for this platform, or it does not load: the Python finds
+        return None
+    ends: list[int] = []
+
+    def collect(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+        ends.append(end)
+
+    db.scan(data, match_event_handler=collect, scratch=scratch)
+    return ends
+
+
+def _hyperscan() -> tuple[Any, Any]:
+    local = _SCRATCH.__dict__
+    if "pair" not in local:  # a scratch space per thread (the guard writes from any thread)
+        import hyperscan
+
+        db = _hint_database()
+        local["pair"] = (db, hyperscan.Scratch(db))
+    return local["pair"]  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _hint_database() -> Any:
+    import hyperscan
+
+    # The userinfo pattern without its bounds (a wider net; bounded repeats compile slowly).
+    userinfo = rb"""://[^/\s:@'"<>]*:[^/\s@'"<>]+@"""
+    expressions = [re.escape(h) for h in _HINTS] + [userinfo]
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    db.compile(
+        expressions=expressions,
+        ids=list(range(len(expressions))),
+        elements=len(expressions),
+        flags=[hyperscan.HS_FLAG_CASELESS] * len(_HINTS) + [0],
+    )
+    return db
+
+
+def _lines_found(data: bytes) -> list[tuple[int, int]]:
     low = data.lower()
     lines: dict[int, int] = {}
     for hint in _HINTS:
@@ -93,13 +167,18 @@ def mask_stream(
 ) -> None:
     """Copy ``read`` to ``write`` masked, flushing after each batch of complete lines."""
     carry = b""
+    swallowing = False  # the previous cut ended inside a masked token: drop its rest
     while chunk := read(block):
         data = carry + chunk if carry else chunk
+        if swallowing:
+            data, swallowing = _swallow(data)
         cut = data.rfind(b"\n") + 1
-        if cut == 0 and len(data) > max_line:
-            cut = _cut_long_line(data)
         if cut:
             write(mask_block(data[:cut]))
+            flush()
+        elif len(data) > max_line:
+            out, cut, swallowing = mask_long_line(data, max_line - _KEEP)
+            write(out)
             flush()
         carry = data[cut:]
     if carry:
@@ -107,7 +186,42 @@ def mask_stream(
         flush()
 
 
-def _cut_long_line(data: bytes) -> int:
-    limit = len(data) - _KEEP
-    space = max(data.rfind(b" ", 0, limit), data.rfind(b"\t", 0, limit))
-    return space + 1 if space > 0 else limit
+def mask_long_line(data: bytes, limit: int) -> tuple[bytes, int, bool]:
+    """Mask the first part (about ``limit`` bytes) of an over-long line, cut where no secret
+    is split: ``data`` past the cut is the look-ahead that shows where a value there ends.
+
+    Returns the masked part, how many bytes of ``data`` it covers, and whether a masked token
+    runs on past the end of ``data`` (the caller then drops the rest of its characters).
+    """
+    while 0 < limit < len(data) and data[limit] & 0xC0 == 0x80:
+        limit -= 1  # not inside a character: the part decodes as a prefix of the whole
+    text = data[:limit].decode("utf-8", "surrogateescape")
+    whole = data.decode("utf-8", "surrogateescape")
+    space = max(text.rfind(" "), text.rfind("\t"))
+    cut = space + 1 if space > len(text) // 2 else len(text)
+    spans = find_spans(whole)
+    kept: list[Span] = []
+    resume, runs_on = cut, False
+    for span in spans:
+        # A value just past the cut may belong to a key before it (`password= ` | `hunter2`):
+        # it goes with this part, and the output resumes after it.
+        if span.start >= cut + _REACH:
+            break
+        if span.end > resume:
+            resume = span.end
+            if span.end == len(whole):
+                runs_on = True
+                span = Span(span.start, span.end, _without_tail(span.replacement))
+        kept.append(span)
+    out = splice(whole[:resume], kept).encode("utf-8", "surrogateescape")
+    return out, len(whole[:resume].encode("utf-8", "surrogateescape")), runs_on
+
+
+def _without_tail(replacement: str) -> str:
+    # The token's last characters are beyond the cut: show none of it.
+    return replacement[: replacement.index(ELLIPSIS) + 1] if ELLIPSIS in replacement else ELLIPSIS
+
+
+def _swallow(data: bytes) -> tuple[bytes, bool]:
+    end = _TOKEN_BYTES.match(data).end()  # type: ignore[union-attr]  # * always matches
+    return data[end:], end == len(data)

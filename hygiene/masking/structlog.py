@@ -22,7 +22,7 @@ from collections.abc import MutableMapping
 from typing import Any
 
 from hygiene.masking.text import mask
-from hygiene.masking.values import mask_value
+from hygiene.masking.values import mask_locals, mask_value
 
 EventDict = MutableMapping[str, Any]
 
@@ -31,7 +31,8 @@ def structlog_processor(logger: object, method_name: str, event_dict: EventDict)
     """Return ``event_dict`` with every secret masked (a new dict when anything changed).
 
     Values under sensitive keys (``password=...``) are hidden; strings, bytes and nested
-    containers are masked as :func:`hygiene.masking.mask` does. An ``exc_info`` still in the
+    containers are masked as :func:`hygiene.masking.mask` does; the frames' ``locals`` of
+    ``dict_tracebacks`` also lose random-looking credentials. An ``exc_info`` still in the
     dict (no ``format_exc_info`` before this processor) is rendered into a masked
     ``exception`` string, so the renderer cannot print the raw traceback.
     """
@@ -43,10 +44,32 @@ def structlog_processor(logger: object, method_name: str, event_dict: EventDict)
     changed = False
     masked: dict[str, Any] = {}
     for key, value in event_dict.items():
-        new = mask_value(value, key)
+        new = _with_masked_locals(value) if key == "exception" else value
+        new = mask_value(new, key)
         changed = changed or new is not value
         masked[key] = new
     return masked if changed else event_dict
+
+
+def _with_masked_locals(exception: object) -> object:
+    """``dict_tracebacks`` output with ``show_locals``: each frame's ``locals`` through
+    :func:`~hygiene.masking.values.mask_locals` (random-looking values masked whatever the
+    variable's name); anything else as it is."""
+    if not isinstance(exception, list):
+        return exception
+    out: list[object] = []
+    for entry in exception:
+        frames = entry.get("frames") if isinstance(entry, dict) else None
+        if isinstance(frames, list):
+            entry = {**entry, "frames": [_frame(f) for f in frames]}
+        out.append(entry)
+    return out
+
+
+def _frame(frame: object) -> object:
+    if isinstance(frame, dict) and isinstance(frame.get("locals"), dict):
+        return {**frame, "locals": mask_locals(frame["locals"])}
+    return frame
 
 
 def _render_exc_info(exc_info: object) -> str:

@@ -6,24 +6,33 @@ What is masked:
 * Any credential after ``Authorization`` (any scheme, even a short one), to the syntactic end
   of the value: the closing quote of a quoted value (``&``, ``;`` and spaces included), a
   delimiter for an unquoted one. The scheme word stays readable (``Bearer …k3Xz``).
-* ``Bearer <credential>`` outside a header, when the credential looks random.
+* ``Bearer <credential>`` outside a header, when the credential looks random; ``Basic
+  <base64>`` anywhere (gunicorn's ``%({authorization}i)s`` prints it with no header name) when
+  it decodes to ``user:password``.
 * Values of sensitive keys (:mod:`hygiene.masking.keys`) in JSON (escaped JSON inside JSON
   too), dict repr with either quote, ``(b'key', b'value')`` tuples, query strings, form bodies,
   ``key=value`` and ``Key: value`` lines.
 * The password of a URL's userinfo (``https://user:…@host``).
 
 Speed: a cheap case-insensitive substring gate runs first and only the rules whose hint is in
-the text run, anchored at the hint (measured in ``bench/mask_bench.py``). Idempotent: nothing a
+the text run, anchored at the hint (measured in ``bench/mask_bench.py``). Linear time: every
+rule goes left to right and resumes after what it masked, no value is walked more than a
+bounded number of times, and tokens of any length are masked whole (the core's
+``MAX_TOKEN_LENGTH`` bounds the scanner's read-ahead, not masking). Idempotent: nothing a
 replacement leaves behind matches again. ANSI colour codes are looked through.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import bisect
 import re
 from collections.abc import Callable
 from typing import Final
 
 from hygiene import detection as core
+from hygiene.masking.gate import has_hint
 from hygiene.masking.keys import is_masked, safe_masked_form
 from hygiene.masking.keyvalues import add_key_spans
 from hygiene.masking.spans import Span, splice, without_overlaps
@@ -31,13 +40,23 @@ from hygiene.masking.spans import Span, splice, without_overlaps
 # The core's two PAT rules: plain, then URL-encoded.
 _PAT_RULE, _PAT_URLENCODED_RULE = (rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
 
+# From this length on, one Hyperscan pass is the cheaper gate (see gate.py).
+_LONG: Final = 256
 _ANSI: Final = re.compile(r"\x1b(?:\[[0-9;:?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _ASCII_LOWER: Final = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
-_BEARER: Final = re.compile(
-    r"(?i:bearer)[ \t]+(?P<cred>(?:[A-Za-z0-9._~+/%-]|\\/){8,4096}=*)(?![A-Za-z0-9._~+/=%…-])"
-)
-_USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]{1,1024})@""")
+# Both run over the lowercased text (a case-sensitive literal prefix is a fast search, and
+# Python work is only done per match); the credential is read back from the original text.
+# A backslash is in the class so that a run of `\/` (JSON's escaped slash) costs no
+# alternation per character; a credential ends at a backslash that escapes anything else.
+_BEARER: Final = re.compile(r"bearer[ \t]+(?P<cred>[a-z0-9._~+/=%\\-]{8,})(?![a-z0-9._~+/=%…\\-])")
+_BASIC: Final = re.compile(r"basic[ \t]+(?P<cred>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=._~%…-])")
+_ESCAPE: Final = re.compile(r"\\(?!/)")
+_USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]+)@""")
+_VERDICTS: Final[dict[int, str]] = {}
+_MAX_VERDICTS: Final = 1024
+# The rest of a token the core's pattern cut at MAX_TOKEN_LENGTH.
+_PAT_TAIL: Final = re.compile(r"[A-Za-z0-9_-]*")
 
 
 def mask(text: str) -> str:
@@ -45,17 +64,49 @@ def mask(text: str) -> str:
 
     Text without secrets is returned as is (the same object).
     """
+    spans = secret_spans(text)
+    return splice(text, spans) if spans else text
+
+
+def secret_spans(text: str) -> list[Span]:
+    """What :func:`mask` replaces in ``text``: spans in order, without overlaps."""
+    if len(text) >= _LONG and has_hint(text) is False:
+        return []
     if "\x1b" in text:
-        return _mask_through_ansi(text)
+        return _spans_through_ansi(text)
     # The gate: this runs on every log record, and most hold no hint at all.
     low = text.lower()
     has_key = _has_key_hint(low)
     # `I` first: a capital I is rarer than any other letter of `AIC` (see _has_key_hint).
     has_pat = "I" in text and "AIC" in text
-    if not (has_key or has_pat or ("b" in low and "bearer" in low) or "@" in text):
-        return text
-    spans = find_spans(text, low, has_key=has_key)
-    return splice(text, spans) if spans else text
+    if not (has_key or has_pat or ("b" in low and _has_scheme(low)) or "@" in text):
+        return []
+    return find_spans(text, low, has_key=has_key)
+
+
+def may_hold_secret(text: str) -> bool:
+    """The gate alone: False means :func:`mask` would return ``text`` unchanged."""
+    if len(text) >= _LONG:
+        hint = has_hint(text)
+        if hint is not None:
+            return hint
+    if "\x1b" in text:
+        return True
+    low = text.lower()
+    return (  # _has_key_hint and _has_scheme unrolled: this runs on every clean record
+        ("k" in low and ("key" in low or "token" in low or "cookie" in low))
+        or ("ss" in low and ("pass" in low or "sessi" in low))
+        or ("cre" in low and ("secret" in low or "credential" in low))
+        or ("w" in low and "pwd" in low)
+        or ("z" in low and "authoriz" in low)
+        or ("I" in text and "AIC" in text)
+        or ("b" in low and ("bearer" in low or "basic" in low))
+        or "@" in text
+    )
+
+
+def _has_scheme(low: str) -> bool:
+    return "bearer" in low or "basic" in low
 
 
 def _has_key_hint(low: str) -> bool:
@@ -87,10 +138,17 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
         spans.extend(_pat_spans(text))
         if "%5" in text:
             spans.extend(_urlencoded_pat_spans(text))
-    if has_key:
+    if has_key and ("=" in text or ":" in text or "," in text):  # no separator, no value
         add_key_spans(text, low, spans)
-    if "bearer" in low:
-        spans.extend(_anchored_spans(text, low, "bearer", _bearer_span))
+    if "bearer" in low or "basic" in low:
+        # A credential the key rules already masked (`Authorization: Bearer ...`) is not
+        # judged again (on a 64 KB credential that judgement is most of the cost).
+        covered = without_overlaps(list(spans))
+        starts = [span.start for span in covered]
+        if "bearer" in low:
+            spans.extend(_bearer_spans(text, low, covered, starts))
+        if "basic" in low:
+            spans.extend(_basic_spans(text, low, covered, starts))
     if "@" in text and "://" in text:
         spans.extend(_anchored_spans(text, low, "://", _userinfo_span))
     return without_overlaps(spans)
@@ -98,18 +156,49 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
 
 def _pat_spans(text: str) -> list[Span]:
     found: list[Span] = []
-    for m in _PAT_RULE.text.finditer(text):
-        if _PAT_RULE.accepts(m["cred"]):
-            found.append(Span(m.start(), m.end(), core.masked_form(m[0])))
+    m = _PAT_RULE.text.search(text)
+    while m is not None:
+        end = _PAT_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]  # * matches
+        masked = _pat_masked_form(text[m.start() : end], m["cred"])
+        if masked:
+            found.append(Span(m.start(), end, masked))
+        m = _PAT_RULE.text.search(text, end)
     return found
+
+
+def _pat_masked_form(token: str, cred: str) -> str:
+    """The masked form of ``token``, or "" for a placeholder.
+
+    Services log the same token again and again, and the placeholder test is most of the cost
+    of masking one: verdicts are remembered under the string's hash (the token itself is not
+    kept; at worst two tokens with one 64-bit hash would share a masked form's last characters).
+    """
+    key = hash(token)
+    masked = _VERDICTS.get(key)
+    if masked is None:
+        masked = core.masked_form(token) if _PAT_RULE.accepts(cred) else ""
+        if len(_VERDICTS) >= _MAX_VERDICTS:
+            _VERDICTS.clear()
+        _VERDICTS[key] = masked
+    return masked
 
 
 def _urlencoded_pat_spans(text: str) -> list[Span]:
     found: list[Span] = []
-    for m in _PAT_URLENCODED_RULE.text.finditer(text):
-        if _PAT_URLENCODED_RULE.accepts(m.group("cred")):
-            token = core.PAT_PREFIX + m.group("cred")
-            found.append(Span(m.start(), m.end(), core.masked_form(token)))
+    m = _PAT_URLENCODED_RULE.text.search(text)
+    while m is not None:
+        end = _PAT_TAIL.match(text, m.end()).end()  # type: ignore[union-attr]  # * matches
+        if _PAT_URLENCODED_RULE.accepts(m["cred"]):
+            # The masked form keeps the encoded prefix: a plain `pat_AIC_` here could join a
+            # `pat_AIC_` just before it into a new match on a second pass.
+            token = core.PAT_PREFIX + text[m.start("cred") : end]
+            masked = core.masked_form(token).replace(
+                core.PAT_PREFIX, text[m.start() : m.start("cred")], 1
+            )
+            if text.startswith(("%5F", "%5f"), end):  # a tail `…pat` + `%5FAIC%5F…` would
+                masked = masked[: masked.index(core.ELLIPSIS) + 1]  # be a new match: no tail
+            found.append(Span(m.start(), end, masked))
+        m = _PAT_URLENCODED_RULE.text.search(text, end)
     return found
 
 
@@ -122,18 +211,48 @@ def _anchored_spans(
         span = at(text, pos)
         if span is not None:
             found.append(span)
-        pos = low.find(hint, pos + len(hint))
+        pos = low.find(hint, span.end if span is not None else pos + len(hint))
     return found
 
 
-def _bearer_span(text: str, pos: int) -> Span | None:
-    m = _BEARER.match(text, pos)
-    if m is None:
-        return None
-    cred = m.group("cred")
-    if cred.startswith(core.PAT_PREFIX) or not core.looks_like_credential(cred.replace("\\/", "/")):
-        return None
-    return Span(m.start("cred"), m.end("cred"), safe_masked_form(cred))
+def _inside(pos: int, covered: list[Span], starts: list[int]) -> bool:
+    i = bisect.bisect_right(starts, pos) - 1
+    return i >= 0 and pos < covered[i].end
+
+
+def _bearer_spans(text: str, low: str, covered: list[Span], starts: list[int]) -> list[Span]:
+    found: list[Span] = []
+    for m in _BEARER.finditer(low):
+        start, end = m.span("cred")
+        if _inside(start, covered, starts):
+            continue
+        escape = _ESCAPE.search(low, start, end)
+        if escape is not None:
+            end = escape.start()
+        cred = text[start:end]
+        if len(cred) < 8 or cred.startswith(core.PAT_PREFIX):
+            continue
+        if core.looks_like_credential(cred.replace("\\/", "/")):
+            found.append(Span(start, end, safe_masked_form(cred)))
+    return found
+
+
+def _basic_spans(text: str, low: str, covered: list[Span], starts: list[int]) -> list[Span]:
+    """``Basic <base64 of user:password>``: hidden whole (its tail would give bits away)."""
+    found: list[Span] = []
+    for m in _BASIC.finditer(low):
+        start, end = m.span("cred")
+        if not _inside(start, covered, starts) and _is_basic_credential(text[start:end]):
+            found.append(Span(start, end, core.ELLIPSIS))
+    return found
+
+
+def _is_basic_credential(cred: str) -> bool:
+    try:
+        decoded = base64.b64decode(cred + "=" * (-len(cred) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return b":" in decoded
 
 
 def _userinfo_span(text: str, pos: int) -> Span | None:
@@ -143,8 +262,8 @@ def _userinfo_span(text: str, pos: int) -> Span | None:
     return Span(m.start("pw"), m.end("pw"), core.ELLIPSIS)
 
 
-def _mask_through_ansi(text: str) -> str:
-    """Mask ``text`` as if its ANSI escape codes were not there, keeping the codes around."""
+def _spans_through_ansi(text: str) -> list[Span]:
+    """Spans of ``text`` found as if its ANSI escape codes were not there (codes are kept)."""
     plain: list[str] = []
     origin: list[int] = []  # origin[i]: where the i-th plain character sits in ``text``
     last = 0
@@ -155,7 +274,4 @@ def _mask_through_ansi(text: str) -> str:
     plain.append(text[last:])
     origin.extend(range(last, len(text)))
     spans = find_spans("".join(plain))
-    if not spans:
-        return text
-    moved = [Span(origin[s.start], origin[s.end - 1] + 1, s.replacement) for s in spans]
-    return splice(text, moved)
+    return [Span(origin[s.start], origin[s.end - 1] + 1, s.replacement) for s in spans]

@@ -7,10 +7,11 @@ copy: the caller's dicts and lists are never changed. Values under a sensitive k
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Final
 
-from hygiene.detection import ELLIPSIS
+from hygiene.detection import ELLIPSIS, looks_like_credential, masked_form
 from hygiene.masking.keys import is_masked, is_sensitive_key, masked_value
 from hygiene.masking.text import mask
 
@@ -88,3 +89,50 @@ def _mask_rendered(value: object) -> object:
         if masked is not text:
             return masked
     return value
+
+
+# A random credential in a variable with an ordinary name: long enough, one token-like word,
+# letters mixed with digits (or both cases), and many distinct characters.
+_RANDOM: Final = re.compile(r"""(['"]?)([A-Za-z0-9._~+/=-]{16,})\1""")
+# Names made of words: `getUserNameFromRequest`, `HTTPServerRequestHandler`,
+# `report-2024-final.txt`, `app_settings.v2` (random credentials seldom split into words).
+_WORD: Final = r"(?:[A-Z]{2,}(?![a-z])|[A-Z]?[a-z]{3,}|[0-9]+|[a-z][0-9]+)"
+_NAME: Final = re.compile(rf"{_WORD}+(?:[-_.]{_WORD}+)*")
+# Random text splits into words too, but with digits and capitals scattered all over it.
+_DIGITS: Final = re.compile(r"[0-9]+")
+_CAPS: Final = re.compile(r"[A-Z]{2,}")
+_UUID: Final = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
+def mask_locals(variables: Mapping[str, object]) -> dict[str, object]:
+    """Frame variables as tracebacks with locals render them (Sentry's frame ``vars``,
+    loguru's ``diagnose``, rich, structlog's ``dict_tracebacks``), masked: what
+    :func:`mask_value` masks, and any string that looks like a random credential whatever
+    the variable's name (``sess = "eyJhbGciOi..."``). Returns a new dict."""
+    return {name: _mask_local(name, value) for name, value in variables.items()}
+
+
+def _mask_local(name: str, value: object) -> object:
+    masked = mask_value(value, name)
+    if masked is value and isinstance(value, str) and looks_random(value):
+        return _masked_random(value)
+    return masked
+
+
+def looks_random(text: str) -> bool:
+    """Whether ``text`` (maybe in quotes, as a repr) is one random-looking credential."""
+    m = _RANDOM.fullmatch(text.strip())
+    if m is None or _UUID.fullmatch(m.group(2)):
+        return False
+    word = m.group(2)
+    if word.startswith(("/", "./", "../", "~/")) or word.count("/") >= 3:
+        return False  # a path
+    if _NAME.fullmatch(word) and len(_DIGITS.findall(word)) <= 1 and len(_CAPS.findall(word)) <= 1:
+        return False  # an identifier or a file name made of words
+    return len(set(word)) >= 10 and looks_like_credential(word)
+
+
+def _masked_random(value: str) -> str:
+    stripped = value.strip()
+    quote = stripped[:1] if stripped[:1] in "'\"" else ""
+    return f"{quote}{masked_form(stripped.strip(quote))}{quote}"

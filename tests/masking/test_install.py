@@ -88,15 +88,19 @@ def test_child_loggers_records_reach_the_root_handler_masked(
 
 
 def test_install_is_idempotent_and_uninstall_takes_everything_back(root_sink: io.StringIO) -> None:
-    factory = logging.getLogRecordFactory()
+    make_record = logging.Logger.makeRecord
+    stdout, stderr = sys.stdout, sys.stderr
     first = install()
     second = install()
     assert second.handlers == []
-    assert second.factory is None
+    assert second.make_record is None
+    assert second.streams == {}
+    assert sys.stdout is not stdout
     root_handlers = logging.getLogger().handlers
     assert all(sum(isinstance(f, RedactingFilter) for f in h.filters) == 1 for h in root_handlers)
     first.uninstall()
-    assert logging.getLogRecordFactory() is factory
+    assert logging.Logger.makeRecord is make_record
+    assert (sys.stdout, sys.stderr) == (stdout, stderr)
     assert not any(isinstance(f, RedactingFilter) for h in root_handlers for f in h.filters)
 
 

@@ -60,3 +60,27 @@ def test_an_endless_line_is_cut_in_bounded_pieces_without_splitting_a_token() ->
     assert flushes > 4
     assert_no_secret([out], [pat, session])
     assert out.count(b"pat_AIC_\xe2\x80\xa6") == 4
+
+
+@given(
+    st.integers(0, 30_000),
+    st.sampled_from(["pat", "session"]),
+    st.sampled_from([b" ", b"x", b"password= "]),
+    st.sampled_from([1024, 4096]),
+)
+def test_no_secret_is_split_at_a_long_line_cut(
+    offset: int, kind: str, filler: bytes, block: int
+) -> None:
+    secret = new_pat() + "A1b2C3d4" * 700 if kind == "pat" else new_session_token()
+    before = "Authorization: Bearer " if kind == "session" else ""
+    line = filler * (offset // len(filler)) + f" {before}{secret} end".encode() + b"y" * 9000
+    out, _ = _run(line + b"\n", block, max_line=16_384)
+    assert_no_secret([out], [secret])
+    assert out.endswith(b" end" + b"y" * 9000 + b"\n")
+
+
+def test_a_huge_line_of_keys_is_masked_in_linear_time_and_bounded_memory() -> None:
+    line = b"Authorization: " * ((1 << 20) // 15) + b"\n"
+    out, flushes = _run(line, 1 << 16, max_line=1 << 18)
+    assert flushes > 2  # cut into parts, not held whole
+    assert b"Authorization: \xe2\x80\xa6" in out

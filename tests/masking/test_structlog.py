@@ -104,3 +104,30 @@ def test_processor_formatter_on_a_stdlib_handler_with_the_filter(guard: SecretGu
     assert line["password"] == "…"
     assert line["api_token"].startswith("pat_AIC_…")
     assert line["user"] == "bob"
+
+
+def test_dict_tracebacks_with_locals_lose_random_credentials(guard: SecretGuard) -> None:
+    out = io.StringIO()
+    structlog.configure(
+        processors=[
+            structlog.processors.ExceptionRenderer(
+                structlog.tracebacks.ExceptionDictTransformer(show_locals=True)
+            ),
+            structlog_processor,
+            structlog.processors.JSONRenderer(ensure_ascii=False),
+        ],
+        logger_factory=structlog.PrintLoggerFactory(out),
+        cache_logger_on_first_use=False,
+    )
+    session = guard.session_token()
+    try:
+        sess = session  # an ordinary name: only its look gives it away
+        raise RuntimeError(f"refused for {len(sess)}")
+    except RuntimeError:
+        structlog.get_logger().exception("failed")
+    finally:
+        structlog.reset_defaults()
+    guard.capture(out.getvalue())
+    event = json.loads(out.getvalue())
+    frame = event["exception"][0]["frames"][-1]
+    assert frame["locals"]["sess"].startswith(("'…", "…"))

@@ -1,0 +1,154 @@
+"""Masked exceptions that stay exceptions: same type, same stack, nothing secret to render.
+
+:func:`mask_exception` returns the exception itself when neither it nor anything it chains to
+(``__cause__``, ``__context__``, the members of an exception group) renders a secret. Otherwise
+it returns a copy of the same type, made without calling ``__init__`` (so constructors with
+their own signatures, such as botocore's ``ClientError``, are no obstacle), whose ``args``,
+``__notes__`` and string attributes are masked, carrying the original ``__traceback__`` and
+masked copies of its chained exceptions. The caller's exception is never changed: it may still
+be raised, retried or inspected.
+
+Frame locals are not part of it: a traceback's frames are the running program's, and their
+``f_locals`` cannot be safely rewritten. What renders locals (Sentry's frame variables, loguru's
+``diagnose``, rich, structlog's ``dict_tracebacks`` with locals) needs its own hook; the
+standard ``logging`` formatters and ``traceback`` never print them.
+
+When no faithful copy can be made (a ``__str__`` that renders a secret from somewhere the copy
+cannot reach, a cycle in the chain), it returns ``None`` and the caller falls back to masked
+text only.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any, Final
+
+from hygiene.masking.text import mask
+from hygiene.masking.values import mask_value
+
+if sys.version_info >= (3, 11):
+    _GROUPS: tuple[type[BaseException], ...] = (BaseExceptionGroup,)  # noqa: F821
+else:
+    _GROUPS = ()
+# Exception chains longer than this are rare; past it the caller gets the text fallback.
+_MAX_CHAIN: Final = 32
+
+
+def mask_exception(exc: BaseException) -> BaseException | None:
+    """``exc`` with every secret it renders masked: itself when clean, else a same-type copy;
+    ``None`` when no safe copy can be made."""
+    try:
+        return _Masker().masked(exc, 0)
+    except _NoCopy:
+        return None
+
+
+class _NoCopy(Exception):
+    """No faithful masked copy exists: the caller falls back to masked text."""
+
+
+class _Masker:
+    def __init__(self) -> None:
+        self.done: dict[int, BaseException] = {}
+        self.busy: set[int] = set()
+
+    def masked(self, exc: BaseException, depth: int) -> BaseException:
+        key = id(exc)
+        if key in self.done:
+            return self.done[key]
+        if key in self.busy or depth > _MAX_CHAIN:
+            raise _NoCopy
+        self.busy.add(key)
+        result = self._masked(exc, depth)
+        self.busy.discard(key)
+        self.done[key] = result
+        return result
+
+    def _masked(self, exc: BaseException, depth: int) -> BaseException:
+        args = _masked_args(exc, lambda e: self.masked(e, depth + 1))
+        attributes = _masked_attributes(exc)
+        cause = self._link(exc.__cause__, depth)
+        context = self._link(exc.__context__, depth)
+        if (
+            args is exc.args
+            and attributes is None
+            and cause is exc.__cause__
+            and context is exc.__context__
+        ):
+            if _renders_secret(exc):
+                raise _NoCopy
+            return exc
+        copy = _copy(exc, args, attributes)
+        copy.__cause__, copy.__context__ = cause, context
+        copy.__suppress_context__ = exc.__suppress_context__
+        if _renders_secret(copy):
+            raise _NoCopy
+        return copy
+
+    def _link(self, exc: BaseException | None, depth: int) -> BaseException | None:
+        return None if exc is None else self.masked(exc, depth + 1)
+
+
+def _masked_args(
+    exc: BaseException, masked: Callable[[BaseException], BaseException]
+) -> tuple[object, ...]:
+    if isinstance(exc, _GROUPS):
+        group: Any = exc
+        members = [masked(e) for e in group.exceptions]
+        message = mask(group.message)
+        if message is group.message and all(
+            m is e for m, e in zip(members, group.exceptions, strict=True)
+        ):
+            return exc.args
+        return (message, members)
+    new = tuple(mask_value(a) for a in exc.args)
+    return exc.args if all(n is a for n, a in zip(new, exc.args, strict=True)) else new
+
+
+def _masked_attributes(exc: BaseException) -> dict[str, object] | None:
+    """The exception's own attributes (``__notes__`` included) masked; ``None`` if clean.
+
+    Only strings, bytes and containers: other objects (an ``httpx.Request``) are what handlers
+    read, and a traceback does not render them.
+    """
+    attributes = getattr(exc, "__dict__", None)
+    if not attributes:
+        return None
+    changed: dict[str, object] = {}
+    for name, value in attributes.items():
+        if isinstance(value, str | bytes | bytearray | list | tuple | dict):
+            new = mask_value(value, name)
+            if new is not value:
+                changed[name] = new
+    return {**attributes, **changed} if changed else None
+
+
+def _copy(
+    exc: BaseException, args: tuple[object, ...], attributes: dict[str, object] | None
+) -> BaseException:
+    cls = type(exc)
+    try:
+        copy = cls.__new__(cls, *args)  # no __init__: any constructor signature will do
+        copy.args = args
+        if attributes is not None:
+            copy.__dict__.update(attributes)
+        elif getattr(exc, "__dict__", None):
+            copy.__dict__.update(exc.__dict__)
+        return copy.with_traceback(exc.__traceback__)
+    except Exception as failure:
+        raise _NoCopy from failure
+
+
+def _renders_secret(exc: BaseException) -> bool:
+    """Whether what ``traceback`` prints of ``exc`` itself (its ``str`` and notes) holds one."""
+    try:
+        text = str(exc)
+    except Exception:
+        return False  # traceback prints `<exception str() failed>`
+    if mask(text) is not text:
+        return True
+    notes = getattr(exc, "__notes__", None)
+    return isinstance(notes, list | tuple) and any(
+        isinstance(n, str) and mask(n) is not n for n in notes
+    )
