@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import getpass
 import ipaddress
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from hygiene.api.auth import check_bearer
 from hygiene.errors import UsageError
 
 Prompt = Callable[[str], str]
+# scheme://userinfo@ (the userinfo ends at the last @ before the path, query or fragment)
+_USERINFO = re.compile(r"^([^/?#]*?)//[^/?#]*@")
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,17 @@ class Config:
     password: str | None = field(default=None, repr=False)
     token: str | None = field(default=None, repr=False)
     org_id: str | None = None
+    # Seconds the whole command may spend talking to the service (None: no overall deadline;
+    # every request is still bounded on its own).
+    deadline: float | None = None
+
+
+def mask_url(url: str) -> str:
+    """``url`` with any ``user:password@`` replaced by ``***@``: safe to show in a message."""
+    if "//" not in url:
+        # Not a URL with an authority ("user:pass@host"): everything before an @ may be secret.
+        return "***@" + url.rsplit("@", 1)[1] if "@" in url else url
+    return _USERINFO.sub(r"\1//***@", url)
 
 
 def is_loopback(host: str) -> bool:
@@ -36,9 +51,13 @@ def is_loopback(host: str) -> bool:
 
 def check_base_url(url: str, allow_http: bool) -> str:
     """``url`` without a trailing slash; plain http only for loopback or when allowed."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise UsageError(f"AIC_BASE_URL is not a valid address: {_shown(url)}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"AIC_BASE_URL must be an http(s) address, got {url!r}")
+        raise UsageError(f"AIC_BASE_URL must be an http(s) address, got {_shown(url)}")
     if parts.username or parts.password:
         raise UsageError("AIC_BASE_URL must not hold credentials; use AIC_EMAIL/AIC_PASSWORD")
     if parts.scheme == "http" and not (allow_http or is_loopback(parts.hostname)):
@@ -47,6 +66,12 @@ def check_base_url(url: str, allow_http: bool) -> str:
             "(or set AIC_ALLOW_HTTP=1 if you really mean it)"
         )
     return url.rstrip("/")
+
+
+def _shown(url: str) -> str:
+    # Masked first (no password), then repr'd (no line break can forge output), then cut.
+    shown = repr(mask_url(url))
+    return shown if len(shown) <= 120 else shown[:117] + "..."
 
 
 def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Config:
@@ -61,6 +86,7 @@ def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Conf
     org_id = env.get("AIC_ORG_ID", "").strip() or None
     token = env.get("AIC_TOKEN", "").strip() or None
     if token:
+        check_bearer(token, "AIC_TOKEN")
         return Config(base_url, token=token, org_id=org_id)
     email = env.get("AIC_EMAIL", "").strip()
     if not email:
@@ -78,4 +104,4 @@ def tty_prompt(stdin_is_tty: bool) -> Prompt | None:
     return getpass.getpass if stdin_is_tty else None
 
 
-__all__ = ["Config", "check_base_url", "is_loopback", "load_config", "tty_prompt"]
+__all__ = ["Config", "check_base_url", "is_loopback", "load_config", "mask_url", "tty_prompt"]
