@@ -106,7 +106,10 @@ class ControlPlaneClient:
             token=config.token,
             clock=clock,
         )
-        self.gate = RateGate(clock=clock, sleep=sleep, wall_clock=wall_clock)
+        policy = policy or RetryPolicy()
+        self.gate = RateGate(
+            clock=clock, sleep=sleep, wall_clock=wall_clock, max_wait=policy.max_retry_after
+        )
         self.transport = RetryTransport(
             transport or BoundedTransport(),
             policy=policy,

@@ -60,8 +60,10 @@ class RateGate:
         clock: Clock = time.monotonic,
         sleep: Sleep = time.sleep,
         wall_clock: Clock = time.time,
+        max_wait: float = MAX_RESET,
     ) -> None:
         self._clock = clock
+        self._max_wait = max_wait
         self._sleep = sleep
         self._wall_clock = wall_clock
         self._lock = threading.Lock()
@@ -75,8 +77,11 @@ class RateGate:
         self._answered = 0  # answers (not 429) since the gate last refilled
         self._learned_in: int | None = None  # generation whose 429 already adjusted the pace
 
-    def acquire(self) -> int:
-        """Wait for a slot; return the generation to hand back to :meth:`observe`."""
+    def acquire(self, give_up_at: float | None = None) -> int:
+        """Wait for a slot; return the generation to hand back to :meth:`observe`.
+
+        Raises TimeoutError when the slot would come after ``give_up_at`` (clock time).
+        """
         while True:
             with self._lock:
                 now = self._clock()
@@ -88,6 +93,8 @@ class RateGate:
                     self.reset_at = now + DEFAULT_WINDOW  # nobody will tell us: assume
                 # With answers on their way, poll: they carry the real reset time.
                 wait = POLL if self.reset_at is None else self.reset_at - now
+            if give_up_at is not None and now + wait >= give_up_at:
+                raise TimeoutError("the rate limit's wait would pass the deadline")
             self._sleep(max(wait, 0.001))
 
     def _take(self, now: float) -> int:
@@ -141,14 +148,14 @@ class RateGate:
         if reset is not None and reset > EPOCH_THRESHOLD:
             # Some services (GitHub) send the reset as a Unix time, not a delay.
             reset = reset - self._wall_clock()
-        return None if reset is None else min(MAX_RESET, max(0.0, reset))
+        return None if reset is None else min(self._max_wait, max(0.0, reset))
 
     def throttled(self, retry_after: float, generation: int | None = None) -> None:
         """A 429: nobody sends before ``retry_after`` seconds have passed; learn the pace."""
         with self._lock:
             if generation is not None and self.limit is None:
                 self._learn(retry_after, generation)
-            until = self._clock() + retry_after
+            until = self._clock() + min(retry_after, self._max_wait)
             self.remaining = 0
             self.reset_at = until if self.reset_at is None else max(self.reset_at, until)
 

@@ -96,7 +96,9 @@ class RetryTransport(httpx.BaseTransport):
     ) -> None:
         self.inner = inner
         self.policy = policy or RetryPolicy()
-        self.gate = gate or RateGate(clock=clock, sleep=sleep, wall_clock=wall_clock)
+        self.gate = gate or RateGate(
+            clock=clock, sleep=sleep, wall_clock=wall_clock, max_wait=self.policy.max_retry_after
+        )
         self._sleep = sleep
         self._clock = clock
         self._wall_clock = wall_clock
@@ -151,7 +153,10 @@ class RetryTransport(httpx.BaseTransport):
     def _acquire(self) -> int:
         if self.deadline_at is not None and self._clock() >= self.deadline_at:
             raise DeadlineExceeded("the command's deadline passed")
-        return self.gate.acquire()
+        try:
+            return self.gate.acquire(self.deadline_at)
+        except TimeoutError:
+            raise DeadlineExceeded("the deadline would pass waiting for the rate limit") from None
 
     def _exchange(self, request: httpx.Request) -> httpx.Response:
         """One request and its (capped) answer, all within the request's wall-clock deadline."""
