@@ -152,7 +152,9 @@ class SessionAuth(httpx.Auth):
             request.headers["Authorization"] = f"Bearer {token}"
             response = yield request
             if response.extensions.get(STALE):
-                token = yield from self._current_token()
+                # Due for renewal by the time the transport's wait ends: renew now (the renewal
+                # waits in the same queue), then resend.
+                token = yield from self._renew(stale=token, allow_refresh=True)
                 continue
             if response.status_code != 401 or self._fixed:
                 return
