@@ -151,13 +151,17 @@ def test_odd_rate_limit_headers_on_answers_change_nothing() -> None:
     assert time.monotonic() - start < 3.0
 
 
+def revoke_many(client: ControlPlaneClient, count: int) -> None:
+    for n in range(count):
+        client.revoke_pat(f"tok_{n}")
+
+
 def test_command_deadline_ends_everything(guard: SecretGuard) -> None:
     with HostileServer() as server:
         server.set_fault("revoke", throttle("1"))
         start = time.monotonic()
-        with pytest.raises(ApiError, match="deadline|429"), client_for(server, deadline=1.0) as c:
-            for n in range(100):
-                c.revoke_pat(f"tok_{n}")
+        with client_for(server, deadline=1.0) as c, pytest.raises(ApiError, match=r"deadline|429"):
+            revoke_many(c, 100)
     assert time.monotonic() - start < 3.0
 
 

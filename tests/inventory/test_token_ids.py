@@ -28,7 +28,8 @@ def test_invalid_ids_are_one_line_input_errors_naming_the_origin(token_id: str) 
     with pytest.raises(InputError) as info:
         check_token_id(token_id, "--token-id")
     message = str(info.value)
-    assert message.startswith("--token-id: ") and "\n" not in message
+    assert message.startswith("--token-id: ")
+    assert "\n" not in message
 
 
 def test_a_token_value_given_as_an_id_is_refused_unseen(guard: SecretGuard) -> None:

@@ -41,7 +41,8 @@ def raw_request(server: HostileServer, timeout: float = 5.0) -> socket.socket:
 def test_without_faults_it_is_the_stand_in() -> None:
     with HostileServer() as server:
         answer = login(server)
-        assert answer.status_code == 200 and "access_token" in answer.json()
+        assert answer.status_code == 200
+        assert "access_token" in answer.json()
         with httpx.Client(base_url=server.base_url, timeout=5.0) as client:
             assert client.get("/api/v1/safes").status_code == 401
     assert server.steps() == ["login", "safes"]
@@ -110,7 +111,8 @@ def test_trickle_body_sends_headers_at_once() -> None:
     with HostileServer() as server:
         server.set_fault("login", Trickle(part="body", rate=50.0))
         answer = login(server)
-    assert answer.status_code == 200 and "access_token" in answer.json()
+    assert answer.status_code == 200
+    assert "access_token" in answer.json()
 
 
 @pytest.mark.parametrize(
@@ -137,7 +139,8 @@ def test_throttle_and_odd_headers_carry_their_headers() -> None:
         assert login(server).headers["retry-after"] == "-5"
         server.set_fault("login", odd_headers(x_ratelimit_remaining="nan"))
         answer = login(server)
-    assert answer.status_code == 200 and answer.headers["x-ratelimit-remaining"] == "nan"
+    assert answer.status_code == 200
+    assert answer.headers["x-ratelimit-remaining"] == "nan"
 
 
 def test_garbage_is_not_http() -> None:
@@ -153,7 +156,8 @@ def test_redirect_target_records_what_reaches_it() -> None:
         assert login(server).status_code == 307
         assert server.trapped == []
         login(server, follow_redirects=True)
-    assert len(server.trapped) == 1 and server.trapped[0].startswith(b"POST /stolen")
+    assert len(server.trapped) == 1
+    assert server.trapped[0].startswith(b"POST /stolen")
 
 
 def test_huge_body_is_streamed_and_stops_when_the_client_goes() -> None:
