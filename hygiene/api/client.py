@@ -35,7 +35,8 @@ from hygiene.api.transport import (
     RetryTransport,
 )
 from hygiene.detection import PAT_PREFIX
-from hygiene.errors import ApiError, AuthFailed, UsageError
+from hygiene.errors import ApiError, AuthFailed, InputError, UsageError
+from hygiene.inventory import check_token_id
 
 PAT_ABSOLUTE_MAX_TTL_DAYS = 180
 API = "/api/v1"
@@ -239,6 +240,11 @@ class ControlPlaneClient:
         404 counts only when it is the service's JSON ``NOT_FOUND`` answer; any other 404 (a
         proxy's HTML page, another error code) and any other status is an ApiError with it.
         """
+        try:
+            check_token_id(token_id, "revoke")
+        except InputError as exc:
+            # Never sent: '..' would be resolved to another path by the URL machinery or a proxy.
+            raise ApiError(str(exc), code="INVALID_TOKEN_ID") from None
         what = f"revoke {token_id}"
         if org is not None:
             self.use_org()

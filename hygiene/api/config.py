@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import getpass
 import ipaddress
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -13,6 +14,8 @@ from hygiene.api.auth import check_bearer
 from hygiene.errors import UsageError
 
 Prompt = Callable[[str], str]
+# Seconds a whole command may spend on the service (the commands may offer a flag too).
+DEADLINE_VAR = "HYGIENE_DEADLINE"
 # scheme://userinfo@ (the userinfo ends at the last @ before the path, query or fragment)
 _USERINFO = re.compile(r"^([^/?#]*?)//[^/?#]*@")
 
@@ -74,6 +77,20 @@ def _shown(url: str) -> str:
     return shown if len(shown) <= 120 else shown[:117] + "..."
 
 
+def read_deadline(env: Mapping[str, str], name: str = DEADLINE_VAR) -> float | None:
+    """The command deadline in seconds from ``env[name]`` (unset or empty: None)."""
+    text = env.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < 1e7:  # also refuses nan and inf
+        raise UsageError(f"{name} must be a number of seconds above 0, got {text[:40]!r}")
+    return seconds
+
+
 def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Config:
     """Read ``AIC_*`` from ``env``; ``prompt`` (no echo) asks for a missing password.
 
@@ -84,10 +101,11 @@ def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Conf
         raise UsageError("AIC_BASE_URL is not set (the control plane's address)")
     base_url = check_base_url(url, env.get("AIC_ALLOW_HTTP", "") == "1")
     org_id = env.get("AIC_ORG_ID", "").strip() or None
+    deadline = read_deadline(env)
     token = env.get("AIC_TOKEN", "").strip() or None
     if token:
         check_bearer(token, "AIC_TOKEN")
-        return Config(base_url, token=token, org_id=org_id)
+        return Config(base_url, token=token, org_id=org_id, deadline=deadline)
     email = env.get("AIC_EMAIL", "").strip()
     if not email:
         raise UsageError("set AIC_EMAIL and AIC_PASSWORD (or AIC_TOKEN) to reach the service")
@@ -96,7 +114,7 @@ def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Conf
         password = prompt(f"Password for {email}: ") or None
     if password is None:
         raise UsageError("AIC_PASSWORD is not set and no terminal is attached to ask for it")
-    return Config(base_url, email=email, password=password, org_id=org_id)
+    return Config(base_url, email=email, password=password, org_id=org_id, deadline=deadline)
 
 
 def tty_prompt(stdin_is_tty: bool) -> Prompt | None:
@@ -104,4 +122,13 @@ def tty_prompt(stdin_is_tty: bool) -> Prompt | None:
     return getpass.getpass if stdin_is_tty else None
 
 
-__all__ = ["Config", "check_base_url", "is_loopback", "load_config", "mask_url", "tty_prompt"]
+__all__ = [
+    "DEADLINE_VAR",
+    "Config",
+    "check_base_url",
+    "is_loopback",
+    "load_config",
+    "mask_url",
+    "read_deadline",
+    "tty_prompt",
+]

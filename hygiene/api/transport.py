@@ -57,19 +57,21 @@ class DeadlineExceeded(httpx.TimeoutException):
 class RetryPolicy:
     """How hard to try, and every bound on it (seconds unless said otherwise).
 
-    ``attempts``: tries per request for errors and 5xx; ``throttled_attempts``: 429s per
+    ``attempts``: tries per request for errors and 5xx, ``timeout_attempts`` of which may be
+    timeouts (a server that stalls once mostly stalls again); ``throttled_attempts``: 429s per
     request; ``max_retry_after``: the longest single wait a header can ask for; ``stall``: give
     up retrying once nothing got through for this long; ``request_deadline``: one exchange, wall
     clock; ``max_body``: bytes of an answer kept.
     """
 
     attempts: int = 5
+    timeout_attempts: int = 2
     throttled_attempts: int = 10_000
     backoff: float = 0.2
     backoff_cap: float = 8.0
     max_retry_after: float = 120.0
     stall: float = 300.0
-    request_deadline: float = 60.0
+    request_deadline: float = 30.0
     max_body: int = 1 << 20
 
     def delay(self, attempt: int, rng: random.Random) -> float:
@@ -110,7 +112,7 @@ class RetryTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.extensions.setdefault("timeout", DEFAULT_TIMEOUT.as_dict())
         unsafe = bool(request.extensions.get(UNSAFE))
-        failures = throttles = 0
+        failures = throttles = timeouts = 0
         while True:
             generation = self._acquire()
             try:
@@ -118,9 +120,11 @@ class RetryTransport(httpx.BaseTransport):
                 self.gate.observe(generation, response.headers, response.status_code)
             except _NOT_SENT + _MAYBE_SENT as exc:
                 failures += 1
+                timeouts += isinstance(exc, httpx.TimeoutException)
                 sent = not isinstance(exc, _NOT_SENT)
                 wait = self.policy.delay(failures, self._rng)
-                if (unsafe and sent) or failures >= self.policy.attempts or not self._may(wait):
+                spent = failures >= self.policy.attempts or timeouts >= self.policy.timeout_attempts
+                if (unsafe and sent) or spent or not self._may(wait):
                     raise
                 self._wait(request, wait, f"{type(exc).__name__}, retry {failures}")
                 if self._stale(request, 0.0):

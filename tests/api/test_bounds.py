@@ -199,14 +199,16 @@ def test_bodies_are_cut_at_the_cap() -> None:
     assert answer.extensions[TRUNCATED]
 
 
-def test_token_ids_are_path_encoded() -> None:
+def test_token_ids_are_path_encoded_and_invalid_ones_never_sent() -> None:
     service, clock = FakeService(), FakeClock()
     with make_client(service, clock) as client:
-        client.revoke_pat("../../org/memberships?x=")
-    assert (
-        service.requests[-2].url.raw_path
-        == b"/api/v1/auth/api-tokens/..%2F..%2Forg%2Fmemberships%3Fx%3D"
-    )
+        client.revoke_pat("org:tok.1")
+        for bad in ("..", ".", "", "../../org/memberships?x=", "a/b"):
+            with pytest.raises(ApiError, match="not a token id") as info:
+                client.revoke_pat(bad)
+            assert info.value.code == "INVALID_TOKEN_ID"
+    assert service.requests[-2].url.raw_path == b"/api/v1/auth/api-tokens/org%3Atok.1"
+    assert [r.method for r in service.requests].count("DELETE") == 1
 
 
 def test_only_the_services_json_not_found_is_not_found() -> None:
