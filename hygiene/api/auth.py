@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 
 from hygiene.api import logs
-from hygiene.api.transport import DEFAULT_TIMEOUT, STALE
+from hygiene.api.transport import DEFAULT_TIMEOUT, GRACE, STALE
 from hygiene.errors import ApiError, AuthFailed, UsageError
 
 RENEW_BEFORE = 60.0
@@ -135,9 +135,16 @@ class SessionAuth(httpx.Auth):
             if not self._fixed:
                 self._token = None
 
+    @property
+    def expired(self) -> bool:
+        """The session's lifetime has run out (nothing left to log out)."""
+        return self._expires_at is not None and self._clock() >= self._expires_at
+
     def stale(self, request: httpx.Request, ahead: float = 0.0) -> bool:
         """True when ``request``'s session token is due for renewal ``ahead`` seconds from now."""
-        if self._fixed or request.url.path in (LOGIN_PATH, REFRESH_PATH):
+        if self._fixed or request.extensions.get(GRACE):
+            return False
+        if request.url.path in (LOGIN_PATH, REFRESH_PATH):
             return False
         with self._lock:
             sent = request.headers.get("authorization", "")
@@ -146,6 +153,11 @@ class SessionAuth(httpx.Auth):
             return self._renew_at is not None and self._clock() + ahead >= self._renew_at
 
     def auth_flow(self, request: httpx.Request) -> Flow:
+        if request.extensions.get(GRACE) and self._token is not None:
+            # A closing call (logout) ends the session it has: no renewal first.
+            request.headers["Authorization"] = f"Bearer {self._token}"
+            yield request
+            return
         token = yield from self._current_token()
         reauthenticated = False
         for _ in range(MAX_STALE_RESENDS + 2):

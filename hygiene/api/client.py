@@ -29,6 +29,7 @@ from hygiene.api.limits import TRUNCATED
 from hygiene.api.ratelimit import RateGate
 from hygiene.api.transport import (
     DEFAULT_TIMEOUT,
+    GRACE,
     UNSAFE,
     DeadlineExceeded,
     RetryPolicy,
@@ -157,8 +158,7 @@ class ControlPlaneClient:
         if isinstance(exc, DeadlineExceeded):
             return f"{self.auth.step or step}: the command's deadline passed ({where})"
         if isinstance(exc, httpx.TimeoutException):
-            limit = self.transport.policy.request_deadline
-            what = f"no answer in time ({type(exc).__name__}; each request gets {limit:g}s)"
+            what = f"no answer in time ({type(exc).__name__})"
         else:
             what = type(exc).__name__
         return f"{self.auth.step or step}: {what} talking to {where}"
@@ -271,9 +271,15 @@ class ControlPlaneClient:
         """
         if not self.auth.has_session:
             return
+        if self.auth.expired:
+            self.auth.forget()  # ended by itself: nothing to send
+            return
         org = self.org_id or self._home_org or self.config.org_id or ""
         try:
-            response = self._send("POST", "/auth/logout", "logout", org=org)
+            # GRACE: sent even when the command's deadline has passed (bounded on its own).
+            response = self._send(
+                "POST", "/auth/logout", "logout", org=org, extensions={GRACE: True}
+            )
         finally:
             self.auth.forget()
         if response.status_code != 204:

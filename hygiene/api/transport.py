@@ -1,7 +1,8 @@
 """Retries, rate limiting and bounds as an httpx transport wrapper (httpx has no retries).
 
-* 429: wait ``retry-after`` (seconds or an HTTP date, clamped; 0, negative or absent back off
-  exponentially instead of hammering), for every thread of the client.
+* 429: wait ``retry-after`` (seconds or an HTTP date; 0, negative or absent back off
+  exponentially instead of hammering), for every thread of the client; longer than
+  ``max_retry_after`` and the 429 is the answer (no wait of hours).
 * 500, 502, 503, 504 and connection errors: exponential backoff with jitter, bounded attempts.
 * A request marked :data:`UNSAFE` (PAT creation) is retried only when it surely never reached
   the server: a refused connection or a 429. A 5xx or a connection lost after sending may mean
@@ -33,6 +34,9 @@ Sleep = Callable[[float], None]
 
 # Request extension: this request must not be repeated once it may have reached the server.
 UNSAFE = "hygiene.unsafe_to_retry"
+# Request extension: a closing call (logout) that may run past the command's deadline, within
+# ``RetryPolicy.grace`` seconds: a session is never left alive because time ran out.
+GRACE = "hygiene.grace"
 # Response extension: the request's token must be renewed before it is sent again.
 STALE = "hygiene.stale_token"
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
@@ -59,9 +63,11 @@ class RetryPolicy:
 
     ``attempts``: tries per request for errors and 5xx, ``timeout_attempts`` of which may be
     timeouts (a server that stalls once mostly stalls again); ``throttled_attempts``: 429s per
-    request; ``max_retry_after``: the longest single wait a header can ask for; ``stall``: give
+    request; ``max_retry_after``: the longest wait a header can ask for (a 429 asking more is
+    given up at once; a reset header asking more is cut to it); ``stall``: give
     up retrying once nothing got through for this long; ``request_deadline``: one exchange, wall
-    clock; ``max_body``: bytes of an answer kept.
+    clock; ``grace``: the bound of a closing call once the command's deadline has passed;
+    ``max_body``: bytes of an answer kept.
     """
 
     attempts: int = 5
@@ -72,6 +78,7 @@ class RetryPolicy:
     max_retry_after: float = 120.0
     stall: float = 300.0
     request_deadline: float = 30.0
+    grace: float = 5.0
     max_body: int = 1 << 20
 
     def delay(self, attempt: int, rng: random.Random) -> float:
@@ -112,11 +119,12 @@ class RetryTransport(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.extensions.setdefault("timeout", DEFAULT_TIMEOUT.as_dict())
         unsafe = bool(request.extensions.get(UNSAFE))
+        grace = bool(request.extensions.get(GRACE))
         failures = throttles = timeouts = 0
         while True:
-            generation = self._acquire()
+            generation = self._acquire(grace)
             try:
-                response = self._exchange(request)
+                response = self._exchange(request, grace)
                 self.gate.observe(generation, response.headers, response.status_code)
             except _NOT_SENT + _MAYBE_SENT as exc:
                 failures += 1
@@ -136,7 +144,9 @@ class RetryTransport(httpx.BaseTransport):
             if status == 429:
                 throttles += 1
                 wait = self._throttle_wait(response, throttles)
-                if throttles >= self.policy.throttled_attempts or not self._may(wait):
+                # Asked to wait longer than we ever would (retry-after: 999999): fail it now.
+                too_long = wait > self.policy.max_retry_after
+                if too_long or throttles >= self.policy.throttled_attempts or not self._may(wait):
                     return response
                 self.gate.throttled(wait, generation)
                 self._wait(request, 0.0, f"429, waiting {wait:.2f}s")
@@ -154,19 +164,28 @@ class RetryTransport(httpx.BaseTransport):
                 self._progress_at = self._clock()
                 return response
 
-    def _acquire(self) -> int:
-        if self.deadline_at is not None and self._clock() >= self.deadline_at:
+    def _deadline(self, grace: bool) -> float | None:
+        if self.deadline_at is None or not grace:
+            return self.deadline_at
+        return max(self.deadline_at, self._clock() + self.policy.grace)
+
+    def _acquire(self, grace: bool = False) -> int:
+        deadline_at = self._deadline(grace)
+        if deadline_at is not None and self._clock() >= deadline_at:
             raise DeadlineExceeded("the command's deadline passed")
         try:
-            return self.gate.acquire(self.deadline_at)
+            return self.gate.acquire(deadline_at)
         except TimeoutError:
             raise DeadlineExceeded("the deadline would pass waiting for the rate limit") from None
 
-    def _exchange(self, request: httpx.Request) -> httpx.Response:
+    def _exchange(self, request: httpx.Request, grace: bool = False) -> httpx.Response:
         """One request and its (capped) answer, all within the request's wall-clock deadline."""
         budget = self.policy.request_deadline
-        if self.deadline_at is not None:
-            budget = min(budget, self.deadline_at - self._clock())
+        deadline_at = self._deadline(grace)
+        if grace:
+            budget = min(budget, self.policy.grace)
+        if deadline_at is not None:
+            budget = min(budget, deadline_at - self._clock())
         with deadline.until(time.monotonic() + max(budget, 0.0)):
             response = self.inner.handle_request(request)
             return read_capped(response, request, self.policy.max_body)
@@ -187,7 +206,7 @@ class RetryTransport(httpx.BaseTransport):
         if wait is None or wait <= 0:
             # No usable advice: back off rather than retry at once (0 or negative is a hammer).
             return self.policy.delay(throttles, self._rng)
-        return min(wait, self.policy.max_retry_after)
+        return wait
 
     def _wait(self, request: httpx.Request, delay: float, what: str) -> None:
         logs.info("%s %s: %s", request.method, request.url.path, what)
@@ -205,6 +224,7 @@ def _marked_stale(response: httpx.Response) -> httpx.Response:
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "GRACE",
     "RETRY_STATUSES",
     "STALE",
     "UNSAFE",
