@@ -12,7 +12,7 @@ make it wait for days.
 When a server answers 429 with ``retry-after`` only (no ``x-ratelimit-*``), bursting until the
 next 429 loses most of a window each time. The gate learns the rate instead: N answers went
 through before a 429 asking for R seconds, so it spaces requests R/N apart (plus a margin), and
-slows down by a tenth on each further 429.
+slows down by 2% on each further 429.
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ EPOCH_THRESHOLD = 1e9
 # The longest a reset header can make the gate wait (x-ratelimit-reset: 999999 is 11.6 days).
 MAX_RESET = 120.0
 MAX_QUOTA = 1_000_000
-# Learned pacing: 3% slower than the rate observed, 10% slower again after each further 429.
-PACE_MARGIN = 1.03
-PACE_BACKOFF = 1.1
+# Learned pacing: 1% slower than the rate observed, 2% slower again after each further 429
+# (a 429 costs a whole retry-after: the margin only absorbs jitter).
+PACE_MARGIN = 1.01
+PACE_BACKOFF = 1.02
 MAX_INTERVAL = 10.0
 
 
