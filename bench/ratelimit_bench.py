@@ -105,7 +105,11 @@ def case(
     per_second, headers = limit
     floor = ids / per_second
     kind = "x-ratelimit-* + retry-after" if headers else "retry-after only"
-    print(f"\n{ids} ids at {per_second}/s, {kind}: floor {floor:.2f} s (login, memberships aside)")
+    print(
+        f"\n{ids} ids at {per_second}/s, {kind}: floor {floor:.2f} s "
+        "(DELETEs only; login and memberships use 2 more slots)",
+        flush=True,
+    )
     ok = True
     for learned in (True, False):
         timings = [one_run(conn, env, ids, limit, learned) for _ in range(runs)]
@@ -118,7 +122,8 @@ def case(
         verdict = ("PASS" if target and failed == 0 else "FAIL") if learned else "(compared)"
         print(
             f"  {name}: median {median:6.2f} s  ratio {ratio:5.3f}  failed {failed:3d}  "
-            f"429s {throttled:5.0f}  {verdict}"
+            f"429s {throttled:5.0f}  {verdict}",
+            flush=True,
         )
         if learned:
             ok = ok and target and failed == 0
@@ -135,7 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     server = multiprocessing.Process(target=serve, args=(child,), daemon=True)
     server.start()
     env = parent.recv()
-    print(f"{runs} run(s) per case, {WORKERS} threads, medians; target ratio <= {MAX_RATIO}")
+    print(
+        f"{runs} run(s) per case, {WORKERS} threads, medians; target ratio <= {MAX_RATIO}",
+        flush=True,
+    )
     try:
         ok = case(parent, env, 2000, (100, False), runs)
         ok = case(parent, env, 16, (1, True), runs) and ok

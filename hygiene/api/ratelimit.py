@@ -165,7 +165,7 @@ class RateGate:
             return  # the other answers of a burst that one 429 already accounted for
         self._learned_in = generation
         if self.interval is None:
-            if self._answered >= 2 and retry_after > 0:
+            if self._answered >= 1 and retry_after > 0:
                 self.interval = min(MAX_INTERVAL, PACE_MARGIN * retry_after / self._answered)
         else:
             self.interval = min(MAX_INTERVAL, self.interval * PACE_BACKOFF)

@@ -32,10 +32,9 @@ from hygiene.testing.misbehaviours import Answer, Conn, Misbehaviour
 from hygiene.testing.routes import PREFIX, route
 from hygiene.testing.server import DEMO_EMAIL, DEMO_ORGS
 from hygiene.testing.state import State
+from hygiene.testing.wire import read_head, read_request
 
 STEPS = ("login", "refresh", "logout", "memberships", "create", "revoke", "safes", "other")
-MAX_HEAD = 64 * 1024
-MAX_BODY = 1 << 20
 
 
 def step_of(method: str, path: str) -> str:
@@ -194,7 +193,7 @@ class HostileServer:
         conn = Conn(sock, self.stopping, time.monotonic() + self.hold)
         try:
             while conn.live():
-                request = _read_request(conn)
+                request = read_request(conn)
                 if request is None:
                     return
                 if not self._answer(conn, *request):
@@ -236,7 +235,7 @@ class HostileServer:
     def _serve_trap(self, sock: socket.socket) -> None:
         conn = Conn(sock, self.stopping, time.monotonic() + self.hold)
         try:
-            request = _read_head(conn)
+            request = read_head(conn)
             if request:
                 with self._lock:
                     self.trapped.append(request)
@@ -253,57 +252,6 @@ class HostileServer:
 def _close(sock: socket.socket) -> None:
     with suppress(OSError):
         sock.close()
-
-
-def _read_head(conn: Conn) -> bytes | None:
-    """The request line and headers (without the blank line), or None (closed, too big)."""
-    data = b""
-    conn.sock.settimeout(0.1)
-    while b"\r\n\r\n" not in data:
-        if not conn.live() or len(data) > MAX_HEAD:
-            return None
-        try:
-            chunk = conn.sock.recv(4096)
-        except TimeoutError:
-            continue
-        except OSError:
-            return None
-        if not chunk:
-            return None
-        data += chunk
-    head, _, rest = data.partition(b"\r\n\r\n")
-    conn.pending = rest
-    return head
-
-
-def _read_request(conn: Conn) -> tuple[str, str, dict[str, str], bytes] | None:
-    head = _read_head(conn)
-    if head is None:
-        return None
-    lines = head.decode("latin-1").split("\r\n")
-    parts = lines[0].split(" ")
-    if len(parts) != 3:
-        return None
-    headers = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    body = conn.pending
-    try:
-        length = min(max(0, int(headers.get("content-length", "0") or 0)), MAX_BODY)
-    except ValueError:
-        return None
-    while len(body) < length and conn.live():
-        try:
-            chunk = conn.sock.recv(length - len(body))
-        except TimeoutError:
-            continue
-        except OSError:
-            return None
-        if not chunk:
-            return None
-        body += chunk
-    return parts[0], parts[1], headers, body[:length]
 
 
 @contextmanager

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import socket
 import time
 from collections.abc import Callable
 
@@ -28,6 +29,7 @@ from hygiene.testing.misbehaviours import (
     redirect,
     throttle,
 )
+from hygiene.testing.state import State
 from tests.helpers import SecretGuard
 
 POLICY = RetryPolicy(attempts=2, backoff=0.05, request_deadline=1.0, stall=2.0, max_retry_after=0.5)
@@ -186,3 +188,43 @@ def test_debug_logs_hold_no_secret(caplog: pytest.LogCaptureFixture, guard: Secr
             guard.remember(created.value)
     assert any(r.name.startswith("httpcore") for r in caplog.records)
     guard.capture(caplog.text)
+
+
+def test_a_refused_connection_is_reported_as_login() -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again below: nothing listens there
+    config = Config(f"http://127.0.0.1:{port}", email="a@b.test", password="pw-not-shown")
+    with pytest.raises(ApiError) as info, ControlPlaneClient(config, policy=POLICY) as client:
+        client.revoke_pat("tok_1")
+    assert str(info.value).startswith("login: ConnectError talking to http://127.0.0.1:")
+
+
+class RecordingState(State):
+    """A State that also remembers every session token it issues (for the secret guard)."""
+
+    def __init__(self, guard: SecretGuard) -> None:
+        super().__init__(token_lifetime=70.0)
+        self.guard = guard
+
+    def _new_session(self, email: str) -> tuple[str, int]:
+        token, lifetime = super()._new_session(email)
+        self.guard.remember(token)
+        return token, lifetime
+
+
+def test_debug_logs_of_every_library_hold_no_session_token(
+    caplog: pytest.LogCaptureFixture, guard: SecretGuard
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with HostileServer(state=RecordingState(guard)) as server:
+        guard.remember(server.password)
+        server.set_fault("revoke", Raw(), times=1)
+        server.set_fault("logout", fail(500), times=1)
+        with client_for(server) as client:
+            assert client.revoke_pat("tok_1") == 404  # after the garbage, a retry
+            client.safes()
+        assert server.steps().count("login") == 1
+    assert len(guard.secrets) >= 2
+    assert any(r.name.startswith("httpcore") for r in caplog.records)
+    guard.capture(caplog.text, *(repr(r.args) for r in caplog.records))

@@ -177,3 +177,9 @@ def test_huge_body_is_streamed_and_stops_when_the_client_goes() -> None:
                     break
         time.sleep(0.3)
     assert fault.sent < 64 << 20  # the server stopped long before a GiB
+
+
+def test_the_pytest_fixture_serves_and_faults(hostile_server: HostileServer) -> None:
+    hostile_server.set_fault("login", proxy_404(), times=1)
+    assert login(hostile_server).status_code == 404
+    assert login(hostile_server).status_code == 200
