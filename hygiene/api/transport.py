@@ -87,6 +87,16 @@ class RetryPolicy:
         return full / 2 + rng.uniform(0, full / 2)
 
 
+@dataclass
+class _Tries:
+    """What one request has been through so far."""
+
+    unsafe: bool
+    failures: int = 0
+    throttles: int = 0
+    timeouts: int = 0
+
+
 class RetryTransport(httpx.BaseTransport):
     """Wraps a transport with the rate gate, 429 handling, bounded retries and deadlines."""
 
@@ -118,51 +128,62 @@ class RetryTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.extensions.setdefault("timeout", DEFAULT_TIMEOUT.as_dict())
-        unsafe = bool(request.extensions.get(UNSAFE))
         grace = bool(request.extensions.get(GRACE))
-        failures = throttles = timeouts = 0
+        tries = _Tries(unsafe=bool(request.extensions.get(UNSAFE)))
         while True:
             generation = self._acquire(grace)
             try:
                 response = self._exchange(request, grace)
                 self.gate.observe(generation, response.headers, response.status_code)
             except _NOT_SENT + _MAYBE_SENT as exc:
-                failures += 1
-                timeouts += isinstance(exc, httpx.TimeoutException)
-                sent = not isinstance(exc, _NOT_SENT)
-                wait = self.policy.delay(failures, self._rng)
-                spent = failures >= self.policy.attempts or timeouts >= self.policy.timeout_attempts
-                if (unsafe and sent) or spent or not self._may(wait):
-                    raise
-                self._wait(request, wait, f"{type(exc).__name__}, retry {failures}")
-                if self._stale(request, 0.0):
-                    return httpx.Response(503, extensions={STALE: True}, request=request)
-                continue
-            finally:
                 self.gate.release()
-            status = response.status_code
-            if status == 429:
-                throttles += 1
-                wait = self._throttle_wait(response, throttles)
-                # Asked to wait longer than we ever would (retry-after: 999999): fail it now.
-                too_long = wait > self.policy.max_retry_after
-                if too_long or throttles >= self.policy.throttled_attempts or not self._may(wait):
-                    return response
-                self.gate.throttled(wait, generation)
-                self._wait(request, 0.0, f"429, waiting {wait:.2f}s")
-                if self._stale(request, wait):
-                    return _marked_stale(response)
-            elif status in RETRY_STATUSES and not unsafe:
-                failures += 1
-                wait = self.policy.delay(failures, self._rng)
-                if failures >= self.policy.attempts or not self._may(wait):
-                    return response
-                self._wait(request, wait, f"{status}, retry {failures}")
-                if self._stale(request, 0.0):
-                    return _marked_stale(response)
-            else:
-                self._progress_at = self._clock()
+                if self._retry_error(request, exc, tries):
+                    continue
+                return httpx.Response(503, extensions={STALE: True}, request=request)
+            self.gate.release()
+            final = self._retry_answer(request, response, generation, tries)
+            if final is not None:
+                return final
+
+    def _retry_error(self, request: httpx.Request, exc: httpx.HTTPError, tries: _Tries) -> bool:
+        """Wait before retrying after ``exc`` (True), or raise it; False: renew the token first."""
+        tries.failures += 1
+        tries.timeouts += isinstance(exc, httpx.TimeoutException)
+        sent = not isinstance(exc, _NOT_SENT)
+        wait = self.policy.delay(tries.failures, self._rng)
+        spent = (
+            tries.failures >= self.policy.attempts or tries.timeouts >= self.policy.timeout_attempts
+        )
+        if (tries.unsafe and sent) or spent or not self._may(wait):
+            raise exc
+        self._wait(request, wait, f"{type(exc).__name__}, retry {tries.failures}")
+        return not self._stale(request, 0.0)
+
+    def _retry_answer(
+        self, request: httpx.Request, response: httpx.Response, generation: int, tries: _Tries
+    ) -> httpx.Response | None:
+        """The answer to hand back (final, or marked STALE), or None after waiting to retry."""
+        status = response.status_code
+        if status == 429:
+            tries.throttles += 1
+            wait = self._throttle_wait(response, tries.throttles)
+            # Asked to wait longer than we ever would (retry-after: 999999): fail it now.
+            too_long = wait > self.policy.max_retry_after
+            if too_long or tries.throttles >= self.policy.throttled_attempts or not self._may(wait):
                 return response
+            self.gate.throttled(wait, generation)  # every thread waits, in acquire
+            self._wait(request, 0.0, f"429, waiting {wait:.2f}s")
+        elif status in RETRY_STATUSES and not tries.unsafe:
+            tries.failures += 1
+            wait = self.policy.delay(tries.failures, self._rng)
+            if tries.failures >= self.policy.attempts or not self._may(wait):
+                return response
+            self._wait(request, wait, f"{status}, retry {tries.failures}")
+            wait = 0.0
+        else:
+            self._progress_at = self._clock()
+            return response
+        return _marked_stale(response) if self._stale(request, wait) else None
 
     def _deadline(self, grace: bool) -> float | None:
         if self.deadline_at is None or not grace:
