@@ -117,3 +117,29 @@ def test_revoke_leaked_reports_the_failing_step(
     assert proc.returncode == 2
     assert one_error_line(proc).startswith(f"{step}")
     assert states(tmp_path)[token_id] == "active"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="lead (revoke/): print and record results even when the closing logout fails",
+)
+def test_revoke_leaked_prints_results_when_logout_fails(tmp_path: Path, guard: SecretGuard) -> None:
+    with HostileServer() as server:
+        guard.remember(server.password)
+        token_id = leak(server, tmp_path, guard)
+        server.set_fault("logout", fail(500))
+        proc, _ = timed(
+            guard,
+            "--token-id",
+            token_id,
+            "--format",
+            "json",
+            "--yes",
+            env=env_for(server, tmp_path),
+            prog="revoke-leaked",
+        )
+        revoked = server.state.pat(token_id).revoked
+    assert revoked
+    (result,) = json.loads(proc.stdout)["results"]
+    assert result["status"] == "revoked"
+    assert states(tmp_path)[token_id] == "revoked"

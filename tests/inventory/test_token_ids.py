@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hygiene.detection import PAT_PREFIX, find_secrets
 from hygiene.errors import InputError
 from hygiene.inventory import TOKEN_ID, check_token_id, open_inventory
-from tests.helpers import SecretGuard
+from tests.helpers import SecretGuard, run_hygiene
 
 
 @pytest.mark.parametrize("token_id", ["tok_1a2b", "a", "org:tok.1-2_3", "x" * 200])
@@ -84,3 +84,24 @@ def test_broken_rows_are_input_errors_naming_the_row(
         pytest.raises(InputError, match=f"inventory row 2: .*{what}"),
     ):
         inventory.entries()
+
+
+@pytest.mark.parametrize("token_id", ["", "..", "../../org/memberships?x="])
+def test_register_refuses_a_bad_id_in_one_line(
+    token_id: str, tmp_path: Path, guard: SecretGuard
+) -> None:
+    inventory = tmp_path / "inv.sqlite3"
+    proc = run_hygiene(
+        guard,
+        "tokens",
+        "register",
+        "--token-id",
+        token_id,
+        input=(guard.pat() + "\n").encode(),
+        env={"HYGIENE_INVENTORY": str(inventory)},
+    )
+    assert proc.returncode == 2
+    (line,) = proc.stderr.decode().splitlines()
+    assert line.startswith("hygiene: error: token id: ")
+    with open_inventory(inventory, create=False) as opened:
+        assert opened.entries() == []
