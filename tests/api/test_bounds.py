@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hygiene.api.config import check_base_url, load_config, mask_url
+from hygiene.api.config import check_base_url, load_config, mask_url, read_deadline
 from hygiene.api.limits import TRUNCATED, parse_retry_after
 from hygiene.api.ratelimit import RateGate
 from hygiene.api.transport import RetryPolicy, RetryTransport
@@ -277,3 +277,19 @@ def test_url_errors_never_echo_a_password(url: str) -> None:
         check_base_url(url, False)
     assert "hunter2secret" not in str(info.value)
     assert "hunter2secret" not in mask_url(url)
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "nan", "inf", "soon", "1e9"])
+def test_a_bad_command_deadline_is_refused(text: str) -> None:
+    with pytest.raises(UsageError, match="HYGIENE_DEADLINE"):
+        read_deadline({"HYGIENE_DEADLINE": text})
+
+
+def test_the_command_deadline_reaches_the_client() -> None:
+    env = {
+        "AIC_BASE_URL": "https://pam.example.test",
+        "AIC_TOKEN": "abc",
+        "HYGIENE_DEADLINE": "2.5",
+    }
+    assert load_config(env).deadline == 2.5
+    assert read_deadline({}) is None
