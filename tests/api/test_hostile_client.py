@@ -150,7 +150,7 @@ def test_odd_rate_limit_headers_on_answers_change_nothing() -> None:
             for _ in range(2):
                 client.revoke_pat("tok_1")
     # remaining 0 with an absurd reset waits at most max_retry_after per window
-    assert time.monotonic() - start < 3.0
+    assert time.monotonic() - start < 5.0
 
 
 def revoke_many(client: ControlPlaneClient, count: int) -> None:
@@ -164,7 +164,7 @@ def test_command_deadline_ends_everything(guard: SecretGuard) -> None:
         start = time.monotonic()
         with client_for(server, deadline=1.0) as c, pytest.raises(ApiError, match=r"deadline|429"):
             revoke_many(c, 100)
-    assert time.monotonic() - start < 3.0
+    assert time.monotonic() - start < 4.0
 
 
 def test_created_token_is_created_once_and_the_422_message_passes(guard: SecretGuard) -> None:
