@@ -156,7 +156,7 @@ class ControlPlaneClient:
     def _network_error(self, step: str, exc: httpx.HTTPError) -> str:
         where = mask_url(self.config.base_url)
         if isinstance(exc, DeadlineExceeded):
-            return f"{self.auth.step or step}: the command's deadline passed ({where})"
+            return f"{self.auth.step or step}: {exc} ({where})"
         if isinstance(exc, httpx.TimeoutException):
             what = f"no answer in time ({type(exc).__name__})"
         else:

@@ -125,6 +125,7 @@ class RetryTransport(httpx.BaseTransport):
         self.deadline_at = None if deadline is None else clock() + deadline
         self.stale = stale
         self._progress_at = clock()
+        self._stopped = False
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.extensions.setdefault("timeout", DEFAULT_TIMEOUT.as_dict())
@@ -185,6 +186,15 @@ class RetryTransport(httpx.BaseTransport):
             return response
         return _marked_stale(response) if self._stale(request, wait) else None
 
+    def stop(self) -> None:
+        """No new request or retry starts from now on (each raises DeadlineExceeded).
+
+        For a signal handler: requests in flight end within their own deadline, and a closing
+        call marked :data:`GRACE` (logout) still goes out, within ``policy.grace`` seconds.
+        """
+        self._stopped = True
+        self.deadline_at = self._clock()
+
     def _deadline(self, grace: bool) -> float | None:
         if self.deadline_at is None or not grace:
             return self.deadline_at
@@ -193,6 +203,8 @@ class RetryTransport(httpx.BaseTransport):
     def _acquire(self, grace: bool = False) -> int:
         deadline_at = self._deadline(grace)
         if deadline_at is not None and self._clock() >= deadline_at:
+            if self._stopped:
+                raise DeadlineExceeded("stopped: no new request after an interrupt")
             raise DeadlineExceeded("the command's deadline passed")
         try:
             return self.gate.acquire(deadline_at)

@@ -293,3 +293,13 @@ def test_the_command_deadline_reaches_the_client() -> None:
     }
     assert load_config(env).deadline == 2.5
     assert read_deadline({}) is None
+
+
+def test_stop_lets_no_new_request_start_but_still_logs_out() -> None:
+    service, clock = FakeService(), FakeClock()
+    with make_client(service, clock) as client:
+        client.safes()
+        client.transport.stop()
+        with pytest.raises(ApiError, match=r"^revoke tok_1: stopped: no new request"):
+            client.revoke_pat("tok_1")
+    assert service.paths()[-2:] == ["GET /api/v1/safes", LOGOUT]
