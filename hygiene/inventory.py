@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -21,7 +22,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from hygiene.detection import fingerprint, sha1_hex
+from hygiene.detection import PAT_PREFIX, find_secrets, fingerprint, mask_secrets, sha1_hex
 from hygiene.errors import InputError
 
 APP_DIR = "aic-token-hygiene"
@@ -46,6 +47,30 @@ CREATE TABLE IF NOT EXISTS tokens (
 CREATE INDEX IF NOT EXISTS tokens_fingerprint ON tokens (fingerprint);
 CREATE INDEX IF NOT EXISTS tokens_sha1 ON tokens (sha1);
 """
+# What a token id may be: it goes into a URL path (percent-encoded too, but ``.`` and ``..`` would
+# still be resolved by a proxy), a terminal line and a report.
+TOKEN_ID = re.compile(r"[A-Za-z0-9._:-]{1,200}")
+
+
+def check_token_id(token_id: str, origin: str) -> str:
+    """``token_id`` if it is a valid token id, else an InputError naming ``origin``.
+
+    ``origin`` says where the id came from (``--token-id``, ``inventory row 3``, ``the service``).
+    The message never shows a token value: one given as an id is refused as such.
+    """
+    if token_id.startswith(PAT_PREFIX) or find_secrets(token_id):
+        raise InputError(
+            f"{origin}: this is a token value, not a token id; give the id (the service's name "
+            "for the token, e.g. tok_...), and never put a token value on a command line"
+        )
+    if TOKEN_ID.fullmatch(token_id) and token_id not in (".", ".."):
+        return token_id
+    shown = repr(mask_secrets(token_id[:60])) + ("..." if len(token_id) > 60 else "")
+    raise InputError(
+        f"{origin}: {shown} is not a token id (1 to 200 of A-Z a-z 0-9 . _ : -, not . or ..)"
+    )
+
+
 _COLUMNS = (
     "token_id, name, scopes, expires_at, state, org_id, fingerprint, sha1, created_at, updated_at"
 )
@@ -103,10 +128,24 @@ class Entry:
         return self.current_state(now) == ACTIVE and expiry is not None and expiry - now <= within
 
 
-def _entry(row: Sequence[Any]) -> Entry:
+def _entry(row: Sequence[Any], number: int | None = None) -> Entry:
+    """An inventory row as an Entry; a row that does not make sense is an InputError."""
     values = list(row)
-    scopes = tuple(json.loads(values[2]))
-    return Entry(values[0], values[1], scopes, *values[3:])
+    where = f"inventory row {number}" if number is not None else "inventory row"
+    try:
+        scopes = json.loads(values[2])
+    except (TypeError, ValueError):
+        scopes = None
+    if not isinstance(scopes, list) or not all(isinstance(s, str) for s in scopes):
+        raise InputError(f"{where}: its scopes are not a list of names; fix or delete the row")
+    entry = Entry(values[0], values[1], tuple(scopes), *values[3:])
+    try:
+        entry.expiry()
+    except (TypeError, ValueError):
+        raise InputError(f"{where}: its expiry is not an ISO 8601 date") from None
+    if not isinstance(entry.token_id, str) or not isinstance(entry.state, str):
+        raise InputError(f"{where}: it has no token id or state")
+    return entry
 
 
 class Inventory:
@@ -136,7 +175,11 @@ class Inventory:
         expires_at: str | None,
         org_id: str | None = None,
     ) -> Entry:
-        """Record a PAT by its fingerprints (the value itself is hashed, never stored)."""
+        """Record a PAT by its fingerprints (the value itself is hashed, never stored).
+
+        The token id must pass :func:`check_token_id` (InputError otherwise).
+        """
+        check_token_id(token_id, "token id")
         now = _now().isoformat()
         row = (
             token_id,
@@ -169,8 +212,8 @@ class Inventory:
             return cur.rowcount
 
     def _select(self, where: str = "", *args: str) -> list[Entry]:
-        sql = f"SELECT {_COLUMNS} FROM tokens {where} ORDER BY created_at, token_id"  # noqa: S608
-        return [_entry(row) for row in self._db.execute(sql, args)]
+        sql = f"SELECT rowid, {_COLUMNS} FROM tokens {where} ORDER BY created_at, token_id"  # noqa: S608
+        return [_entry(row[1:], row[0]) for row in self._db.execute(sql, args)]
 
     def entries(self) -> list[Entry]:
         return self._select()
@@ -246,4 +289,14 @@ def open_inventory(path: Path, *, create: bool = True) -> Iterator[Inventory]:
         db.close()
 
 
-__all__ = ["ACTIVE", "EXPIRED", "REVOKED", "Entry", "Inventory", "default_path", "open_inventory"]
+__all__ = [
+    "ACTIVE",
+    "EXPIRED",
+    "REVOKED",
+    "TOKEN_ID",
+    "Entry",
+    "Inventory",
+    "check_token_id",
+    "default_path",
+    "open_inventory",
+]

@@ -1,18 +1,24 @@
 """The session as an ``httpx.Auth`` flow: log in, renew before expiry, re-authenticate on 401.
 
 * The first request logs in (``POST /api/v1/auth/login``) and reads ``expires_in``.
-* ``RENEW_BEFORE`` (60 s, or half the lifetime when that is shorter) before expiry the session
-  is renewed: through ``/auth/refresh`` while the service has it, else by logging in again;
-  once refresh answers 404 it is never tried again.
+* ``RENEW_BEFORE`` (60 s, as the service recommends, whatever the lifetime) before expiry the
+  session is renewed: through ``/auth/refresh`` while the service has it, else by logging in
+  again (and then logging the old session out, so it does not stay alive); once refresh
+  answers 404 it is never tried again. A lifetime of 60 s or less is renewed at half-life.
+* A request is never sent with a token due for renewal: before each send, and before each
+  resend after a wait in the transport (an answer marked ``STALE``), the token is checked.
 * A 401 on a request renews once (by login) and sends the request again; a 401 for a token
   another thread has replaced meanwhile just resends with the current one.
 * With a fixed token (``AIC_TOKEN``) there is nothing to renew: a 401 is passed on.
 
-Threads share one instance; renewal happens under a lock, once for all of them.
+Threads share one instance; renewal happens under a lock, once for all of them. The step in
+progress on each thread (login, refresh, logout of the old session) is kept so that a network
+failure during it is reported as that step, not as the request that triggered it.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Generator
@@ -21,17 +27,30 @@ from typing import Any
 import httpx
 
 from hygiene.api import logs
-from hygiene.errors import ApiError, AuthFailed
+from hygiene.api.transport import DEFAULT_TIMEOUT, GRACE, STALE
+from hygiene.errors import ApiError, AuthFailed, UsageError
 
 RENEW_BEFORE = 60.0
 LOGIN_PATH = "/api/v1/auth/login"
 REFRESH_PATH = "/api/v1/auth/refresh"
+LOGOUT_PATH = "/api/v1/auth/logout"
 ORG_HEADER = "X-Active-Org-Id"
-# Resends of one request after a 401 for a token another thread had already replaced.
+# Resends of one request after a 401 for a token another thread had already replaced, or after
+# the transport handed it back for a renewal.
 MAX_STALE_RESENDS = 3
+# What a bearer token may hold: visible ASCII, no space. Anything else (CR/LF above all) is
+# refused before httpx or httpcore see it, as their errors and debug logs would show it.
+_BEARER_OK = re.compile(r"[\x21-\x7e]+")
 
 Clock = Callable[[], float]
 Flow = Generator[httpx.Request, httpx.Response, None]
+
+
+def check_bearer(token: str, what: str) -> str:
+    """``token`` if it can go in an ``Authorization`` header; else a UsageError (no value)."""
+    if not _BEARER_OK.fullmatch(token):
+        raise UsageError(f"{what} holds a space, line break or control character; refused")
+    return token
 
 
 def _json(response: httpx.Response) -> Any:
@@ -46,6 +65,21 @@ def error_code(response: httpx.Response) -> str | None:
     body = _json(response)
     code = body.get("error") if isinstance(body, dict) else None
     return code if isinstance(code, str) else None
+
+
+def error_message(response: httpx.Response) -> str | None:
+    """The ``message`` field of an error body (one line, at most 200 characters), if any."""
+    body = _json(response)
+    message = body.get("message") if isinstance(body, dict) else None
+    if not isinstance(message, str) or not message.strip():
+        return None
+    line = " ".join(message.split())
+    return line if len(line) <= 200 else line[:199] + "…"
+
+
+def _auth_request(method: str, url: str, **kwargs: Any) -> httpx.Request:
+    # Requests built by an auth flow do not get the client's timeout: give them one.
+    return httpx.Request(method, url, extensions={"timeout": DEFAULT_TIMEOUT.as_dict()}, **kwargs)
 
 
 class SessionAuth(httpx.Auth):
@@ -69,10 +103,11 @@ class SessionAuth(httpx.Auth):
         self._password = password
         self._clock = clock
         self._lock = threading.RLock()
-        self._token = token
+        self._token = None if token is None else check_bearer(token, "AIC_TOKEN")
         self._fixed = token is not None
         self._expires_at: float | None = None
         self._renew_at: float | None = None
+        self._local = threading.local()
         self.refresh_missing = False
         self.org_id: str | None = None
 
@@ -84,18 +119,55 @@ class SessionAuth(httpx.Auth):
         """A session this client opened (and should close with logout)."""
         return self._token is not None and not self._fixed
 
+    @property
+    def step(self) -> str | None:
+        """The auth step in progress on this thread (``login``, ``refresh``...), if any."""
+        step: str | None = getattr(self._local, "step", None)
+        return step
+
+    def clear_step(self) -> None:
+        """Forget this thread's step (before a new call)."""
+        self._local.step = None
+
     def forget(self) -> None:
         """Drop the session (after logout): the next request logs in again."""
         with self._lock:
             if not self._fixed:
                 self._token = None
 
+    @property
+    def expired(self) -> bool:
+        """The session's lifetime has run out (nothing left to log out)."""
+        return self._expires_at is not None and self._clock() >= self._expires_at
+
+    def stale(self, request: httpx.Request, ahead: float = 0.0) -> bool:
+        """True when ``request``'s session token is due for renewal ``ahead`` seconds from now."""
+        if self._fixed or request.extensions.get(GRACE):
+            return False
+        if request.url.path in (LOGIN_PATH, REFRESH_PATH):
+            return False
+        with self._lock:
+            sent = request.headers.get("authorization", "")
+            if self._token is None or sent != f"Bearer {self._token}":
+                return True  # replaced meanwhile: the one sent is old
+            return self._renew_at is not None and self._clock() + ahead >= self._renew_at
+
     def auth_flow(self, request: httpx.Request) -> Flow:
+        if request.extensions.get(GRACE) and self._token is not None:
+            # A closing call (logout) ends the session it has: no renewal first.
+            request.headers["Authorization"] = f"Bearer {self._token}"
+            yield request
+            return
         token = yield from self._current_token()
         reauthenticated = False
         for _ in range(MAX_STALE_RESENDS + 2):
             request.headers["Authorization"] = f"Bearer {token}"
             response = yield request
+            if response.extensions.get(STALE):
+                # Due for renewal by the time the transport's wait ends: renew now (the renewal
+                # waits in the same queue), then resend.
+                token = yield from self._renew(stale=token, allow_refresh=True)
+                continue
             if response.status_code != 401 or self._fixed:
                 return
             if self._token is not None and self._token != token:
@@ -107,7 +179,7 @@ class SessionAuth(httpx.Auth):
                 return
             reauthenticated = True
             logs.info("%s %s: 401, logging in again", request.method, request.url.path)
-            token = yield from self._renew(stale=token, allow_refresh=False)
+            token = yield from self._renew(stale=token, allow_refresh=False, dead=True)
 
     def _current_token(self) -> Generator[httpx.Request, httpx.Response, str]:
         with self._lock:
@@ -119,7 +191,7 @@ class SessionAuth(httpx.Auth):
             return token
 
     def _renew(
-        self, *, stale: str, allow_refresh: bool
+        self, *, stale: str, allow_refresh: bool, dead: bool = False
     ) -> Generator[httpx.Request, httpx.Response, str]:
         with self._lock:
             if self._token is not None and self._token != stale:
@@ -131,51 +203,82 @@ class SessionAuth(httpx.Auth):
                 token = yield from self._refresh(stale)
                 if token is not None:
                     return token
-            return (yield from self._login())
+            token = yield from self._login()
+            if not dead and not expired:
+                yield from self._log_out_old(stale)
+            return token
 
     def _refresh(self, stale: str) -> Generator[httpx.Request, httpx.Response, str | None]:
         headers = {"Authorization": f"Bearer {stale}"}
         if self.org_id is not None:
             headers[ORG_HEADER] = self.org_id
-        response = yield httpx.Request("POST", self._base_url + REFRESH_PATH, headers=headers)
+        self._local.step = "refresh"
+        response = yield _auth_request("POST", self._base_url + REFRESH_PATH, headers=headers)
+        self._local.step = None
         if response.status_code == 404:
             logs.info("refresh answered 404: renewing by login from now on")
             self.refresh_missing = True
             return None
         if response.status_code != 200:
+            logs.info("refresh answered HTTP %d: renewing by login", response.status_code)
             return None
-        return self._accept(response)
+        return self._accept(response, "refresh")
+
+    def _log_out_old(self, old: str) -> Generator[httpx.Request, httpx.Response, None]:
+        """The session replaced by a new login stays alive otherwise: end it (best effort)."""
+        headers = {"Authorization": f"Bearer {old}"}
+        if self.org_id is not None:
+            headers[ORG_HEADER] = self.org_id
+        self._local.step = "logout of the replaced session"
+        try:
+            response = yield _auth_request("POST", self._base_url + LOGOUT_PATH, headers=headers)
+        finally:
+            self._local.step = None
+        if response.status_code != 204:
+            logs.info("logout of the replaced session answered HTTP %d", response.status_code)
 
     def _login(self) -> Generator[httpx.Request, httpx.Response, str]:
         body = {"email": self._email, "password": self._password}
-        response = yield httpx.Request("POST", self._base_url + LOGIN_PATH, json=body)
+        self._local.step = "login"
+        response = yield _auth_request("POST", self._base_url + LOGIN_PATH, json=body)
+        self._local.step = None
         code = error_code(response)
         if code == "AUTH_FAILED" or response.status_code in (400, 401, 403):
             raise AuthFailed(f"login refused: {code or 'AUTH_FAILED'} (authentication failed)")
         if response.status_code != 200:
-            raise ApiError(
-                f"login failed: HTTP {response.status_code} {code or ''}".strip(),
-                status=response.status_code,
-                code=code,
-            )
-        token = self._accept(response)
+            detail = f"HTTP {response.status_code}" + (f" {code}" if code else "")
+            raise ApiError(f"login failed: {detail}", status=response.status_code, code=code)
+        token = self._accept(response, "login")
         if token is None:
-            raise ApiError("login answer holds no access_token/expires_in", status=200)
+            raise ApiError("login failed: the answer holds no access_token/expires_in", status=200)
         logs.info("logged in as %s", self._email)
         return token
 
-    def _accept(self, response: httpx.Response) -> str | None:
+    def _accept(self, response: httpx.Response, step: str) -> str | None:
         body = _json(response)
         if not isinstance(body, dict):
             return None
         token, lifetime = body.get("access_token"), body.get("expires_in")
         if not isinstance(token, str) or not isinstance(lifetime, (int, float)):
             return None
+        if not 0 < lifetime < 10**9:  # nan, negative, absurd: not a lifetime
+            return None
+        if not _BEARER_OK.fullmatch(token):
+            raise ApiError(f"{step} failed: the answer's access_token is not a usable bearer token")
         now = self._clock()
         self._token = token
         self._expires_at = now + lifetime
-        self._renew_at = now + lifetime - min(RENEW_BEFORE, lifetime / 2)
+        before = RENEW_BEFORE if lifetime > RENEW_BEFORE else lifetime / 2
+        self._renew_at = self._expires_at - before
         return token
 
 
-__all__ = ["ORG_HEADER", "RENEW_BEFORE", "SessionAuth", "error_code"]
+__all__ = [
+    "LOGOUT_PATH",
+    "ORG_HEADER",
+    "RENEW_BEFORE",
+    "SessionAuth",
+    "check_bearer",
+    "error_code",
+    "error_message",
+]

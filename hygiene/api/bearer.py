@@ -16,6 +16,7 @@ from typing import TypeVar
 
 import httpx
 
+from hygiene.api.deadline import BoundedTransport
 from hygiene.api.endpoints import TIMEOUT, USER_AGENT
 from hygiene.api.transport import RetryPolicy, RetryTransport
 
@@ -37,13 +38,16 @@ def bearer_client(
     transport: httpx.BaseTransport | None = None,
     policy: RetryPolicy | None = None,
     timeout: httpx.Timeout | float = TIMEOUT,
+    deadline: float | None = None,
 ) -> Iterator[httpx.Client]:
     """A redirect-free, retrying client for ``base_url`` (already checked: https, or loopback
-    http); closed on leaving the ``with`` block."""
-    inner = transport or httpx.HTTPTransport(verify=True)
+    http); closed on leaving the ``with`` block. Every exchange ends within the policy's
+    request deadline of wall clock (a trickling server cannot hold it), and no request starts
+    once ``deadline`` seconds have passed."""
+    inner = transport or BoundedTransport()
     client = httpx.Client(
         base_url=base_url,
-        transport=RetryTransport(inner, policy=policy),
+        transport=RetryTransport(inner, policy=policy, deadline=deadline),
         timeout=timeout,
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},

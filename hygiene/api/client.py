@@ -2,8 +2,10 @@
 
 Headers follow the document: ``Authorization`` on every call but login (the auth flow adds it),
 ``X-Active-Org-Id`` on every call but login and memberships (added here once the organization
-is chosen). TLS verification is on, every call has a timeout, and retries, pacing and renewal
-live in the transport wrapper and the auth flow.
+is chosen). TLS verification is on; every call has connect, read, write and pool timeouts and a
+wall-clock deadline, the client an optional overall one (``Config.deadline``); retries, pacing,
+size caps and renewal live in the transport wrapper and the auth flow. Every error is one line
+naming the step (login, memberships, create token, revoke ID, logout...).
 """
 
 from __future__ import annotations
@@ -14,20 +16,39 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
 from hygiene.api import logs
-from hygiene.api.auth import ORG_HEADER, SessionAuth, error_code
-from hygiene.api.config import Config
-from hygiene.api.endpoints import TIMEOUT, USER_AGENT
+from hygiene.api.auth import ORG_HEADER, SessionAuth, error_code, error_message
+from hygiene.api.config import Config, mask_url
+from hygiene.api.deadline import BoundedTransport
+from hygiene.api.endpoints import USER_AGENT
+from hygiene.api.limits import TRUNCATED
 from hygiene.api.ratelimit import RateGate
-from hygiene.api.transport import UNSAFE, RetryPolicy, RetryTransport
+from hygiene.api.transport import (
+    DEFAULT_TIMEOUT,
+    GRACE,
+    UNSAFE,
+    DeadlineExceeded,
+    RetryPolicy,
+    RetryTransport,
+)
 from hygiene.detection import PAT_PREFIX
-from hygiene.errors import ApiError, AuthFailed, UsageError
+from hygiene.errors import ApiError, AuthFailed, InputError, UsageError
+from hygiene.inventory import check_token_id
 
 PAT_ABSOLUTE_MAX_TTL_DAYS = 180
 API = "/api/v1"
+NOT_FOUND = "NOT_FOUND"
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:  # HTML, garbage, a body cut at the size limit
+        return None
 
 
 @dataclass(frozen=True)
@@ -81,13 +102,6 @@ class ControlPlaneClient:
         rng: random.Random | None = None,
     ) -> None:
         self.config = config
-        inner = transport or httpx.HTTPTransport(
-            verify=True, limits=httpx.Limits(max_connections=32, max_keepalive_connections=32)
-        )
-        self.gate = RateGate(clock=clock, sleep=sleep, wall_clock=wall_clock)
-        self.transport = RetryTransport(
-            inner, policy=policy, gate=self.gate, sleep=sleep, wall_clock=wall_clock, rng=rng
-        )
         self.auth = SessionAuth(
             config.base_url,
             email=config.email,
@@ -95,44 +109,81 @@ class ControlPlaneClient:
             token=config.token,
             clock=clock,
         )
+        policy = policy or RetryPolicy()
+        self.gate = RateGate(
+            clock=clock, sleep=sleep, wall_clock=wall_clock, max_wait=policy.max_retry_after
+        )
+        self.transport = RetryTransport(
+            transport or BoundedTransport(),
+            policy=policy,
+            gate=self.gate,
+            sleep=sleep,
+            clock=clock,
+            wall_clock=wall_clock,
+            rng=rng,
+            deadline=config.deadline,
+            stale=self.auth.stale,
+        )
         self.http = httpx.Client(
             base_url=config.base_url,
             transport=self.transport,
             auth=self.auth,
-            timeout=TIMEOUT,
+            timeout=DEFAULT_TIMEOUT,
             follow_redirects=False,
-            headers={"User-Agent": USER_AGENT},
+            # Bodies are capped as received; compressed ones could unfold far past the cap.
+            headers={
+                "User-Agent": USER_AGENT,
+                "Accept-Encoding": "identity",
+            },
         )
         self.org_id: str | None = None
         self._home_org: str | None = None  # active_org_id, for logout if AIC_ORG_ID was refused
+        self._memberships: Memberships | None = None
 
     # plumbing -------------------------------------------------------------------------------
     def _send(
-        self, method: str, path: str, *, org: str | None = None, **kwargs: Any
+        self, method: str, path: str, step: str, *, org: str | None = None, **kwargs: Any
     ) -> httpx.Response:
+        """One call; a network failure is an ApiError naming the step that was under way."""
         headers: dict[str, str] = {}
         if org != "":
             headers[ORG_HEADER] = org or self.use_org()
+        self.auth.clear_step()
         try:
             return self.http.request(method, API + path, headers=headers, **kwargs)
         except httpx.HTTPError as exc:
-            raise ApiError(
-                f"{method} {API}{path}: {type(exc).__name__} talking to {self.config.base_url}"
-            ) from None
+            raise ApiError(self._network_error(step, exc)) from None
+
+    def _network_error(self, step: str, exc: httpx.HTTPError) -> str:
+        where = mask_url(self.config.base_url)
+        if isinstance(exc, DeadlineExceeded):
+            return f"{self.auth.step or step}: {exc} ({where})"
+        if isinstance(exc, httpx.TimeoutException):
+            what = f"no answer in time ({type(exc).__name__})"
+        else:
+            what = type(exc).__name__
+        return f"{self.auth.step or step}: {what} talking to {where}"
 
     @staticmethod
     def _fail(response: httpx.Response, what: str) -> ApiError | AuthFailed:
-        code = error_code(response)
+        code, message = error_code(response), error_message(response)
         status = response.status_code
         detail = f"HTTP {status}" + (f" {code}" if code else "")
+        if code is None and response.content:
+            kind = response.headers.get("content-type", "").split(";")[0].strip()
+            detail += f" (not the service's JSON: {kind or 'no content type'})"
+        if response.extensions.get(TRUNCATED):
+            detail += " (answer body over the size limit, cut)"
+        if message:
+            detail += f": {message}"
         if status == 401:
             return AuthFailed(f"{what}: the service refused the credentials ({detail})")
         return ApiError(f"{what}: {detail}", status=status, code=code)
 
     # calls ----------------------------------------------------------------------------------
     def memberships(self) -> Memberships:
-        response = self._send("GET", "/org/memberships", org="")
-        body = response.json() if response.status_code == 200 else None
+        response = self._send("GET", "/org/memberships", "memberships", org="")
+        body = _json(response) if response.status_code == 200 else None
         if not isinstance(body, dict) or not isinstance(body.get("memberships"), list):
             raise self._fail(response, "memberships")
         orgs = {
@@ -140,30 +191,40 @@ class ControlPlaneClient:
             for m in body["memberships"]
             if isinstance(m, dict)
         }
-        return Memberships(str(body.get("active_org_id")), orgs)
+        active = body.get("active_org_id")
+        if not isinstance(active, str) or not active:
+            raise ApiError("memberships: the answer holds no active_org_id", status=200)
+        return Memberships(active, orgs)
 
     def use_org(self) -> str:
         """The organization every call acts in: ``AIC_ORG_ID`` or ``active_org_id``."""
         if self.org_id is None:
-            found = self.memberships()
+            found = self._memberships or self.memberships()
+            self._memberships = found
             self._home_org = found.active_org_id
             wanted = self.config.org_id or found.active_org_id
-            if wanted not in found.orgs:
-                raise UsageError(
-                    f"AIC_ORG_ID {wanted!r} is not one of your organizations: "
-                    f"{', '.join(sorted(found.orgs)) or 'none'}"
-                )
+            self._check_member(wanted, "AIC_ORG_ID")
             self.org_id = self.auth.org_id = wanted
         return self.org_id
+
+    def _check_member(self, org: str, what: str) -> None:
+        found = self._memberships
+        if found is not None and org not in found.orgs:
+            raise UsageError(
+                f"{what} {org!r} is not one of your organizations: "
+                f"{', '.join(sorted(found.orgs)) or 'none'}"
+            )
 
     def create_pat(self, name: str, scopes: list[str], days: int) -> CreatedPat:
         """Create a PAT (never retried once it may have reached the server)."""
         check_days(days)
         body = {"name": name, "scopes": scopes, "expires_in_days": days}
-        response = self._send("POST", "/auth/api-tokens", json=body, extensions={UNSAFE: True})
+        response = self._send(
+            "POST", "/auth/api-tokens", "create token", json=body, extensions={UNSAFE: True}
+        )
         if response.status_code not in (200, 201):
             raise self._fail(response, "create token")
-        data = response.json()
+        data = _json(response)
         value = find_pat_value(data)
         token_id = data.get("token_id") or data.get("id") if isinstance(data, dict) else None
         if value is None or not isinstance(token_id, str):
@@ -174,27 +235,54 @@ class ControlPlaneClient:
         logs.info("created token %s", token_id)
         return CreatedPat(token_id, name, tuple(scopes), expires, value)
 
-    def revoke_pat(self, token_id: str) -> int:
-        """DELETE the PAT; 204 (revoked) or 404 (unknown or already revoked), else ApiError."""
-        response = self._send("DELETE", f"/auth/api-tokens/{token_id}")
-        if response.status_code not in (204, 404):
-            raise self._fail(response, f"revoke {token_id}")
-        return response.status_code
+    def revoke_pat(self, token_id: str, *, org: str | None = None) -> int:
+        """DELETE the PAT (in ``org``, default the client's); 204 revoked, 404 not found.
+
+        404 counts only when it is the service's JSON ``NOT_FOUND`` answer; any other 404 (a
+        proxy's HTML page, another error code) and any other status is an ApiError with it.
+        """
+        try:
+            check_token_id(token_id, "revoke")
+        except InputError as exc:
+            # Never sent: '..' would be resolved to another path by the URL machinery or a proxy.
+            raise ApiError(str(exc), code="INVALID_TOKEN_ID") from None
+        what = f"revoke {token_id}"
+        if org is not None:
+            self.use_org()
+            self._check_member(org, "organization")
+        path = "/auth/api-tokens/" + quote(token_id, safe="")
+        response = self._send("DELETE", path, what, org=org)
+        status = response.status_code
+        if status == 204 or (status == 404 and error_code(response) == NOT_FOUND):
+            return status
+        raise self._fail(response, what)
 
     def safes(self) -> list[Any]:
-        response = self._send("GET", "/safes")
-        body = response.json() if response.status_code == 200 else None
+        response = self._send("GET", "/safes", "safes")
+        body = _json(response) if response.status_code == 200 else None
         if not isinstance(body, list):
             raise self._fail(response, "safes")
         return body
 
     def logout(self) -> None:
-        """End the session this client opened (nothing to do with ``AIC_TOKEN``)."""
+        """End the session this client opened (nothing to do with ``AIC_TOKEN``).
+
+        Without a known organization (memberships failed) the logout is still sent, with
+        ``AIC_ORG_ID`` if set, else without the header: a session left alive is worse.
+        """
         if not self.auth.has_session:
             return
-        org = self.org_id or self._home_org or self.use_org()
-        response = self._send("POST", "/auth/logout", org=org)
-        self.auth.forget()
+        if self.auth.expired:
+            self.auth.forget()  # ended by itself: nothing to send
+            return
+        org = self.org_id or self._home_org or self.config.org_id or ""
+        try:
+            # GRACE: sent even when the command's deadline has passed (bounded on its own).
+            response = self._send(
+                "POST", "/auth/logout", "logout", org=org, extensions={GRACE: True}
+            )
+        finally:
+            self.auth.forget()
         if response.status_code != 204:
             raise self._fail(response, "logout")
         logs.info("logged out")

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import getpass
 import ipaddress
+import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from hygiene.api.auth import check_bearer
 from hygiene.errors import UsageError
 
 Prompt = Callable[[str], str]
 NO_BASE_URL = "AIC_BASE_URL is not set (the control plane's address)"
+# Seconds a whole command may spend on the service (the commands may offer a flag too).
+DEADLINE_VAR = "HYGIENE_DEADLINE"
+# scheme://userinfo@ (the userinfo ends at the last @ before the path, query or fragment)
+_USERINFO = re.compile(r"^([^/?#]*?)//[^/?#]*@")
 
 
 @dataclass(frozen=True)
@@ -23,6 +30,17 @@ class Config:
     password: str | None = field(default=None, repr=False)
     token: str | None = field(default=None, repr=False)
     org_id: str | None = None
+    # Seconds the whole command may spend talking to the service (None: no overall deadline;
+    # every request is still bounded on its own).
+    deadline: float | None = None
+
+
+def mask_url(url: str) -> str:
+    """``url`` with any ``user:password@`` replaced by ``***@``: safe to show in a message."""
+    if "//" not in url:
+        # Not a URL with an authority ("user:pass@host"): everything before an @ may be secret.
+        return "***@" + url.rsplit("@", 1)[1] if "@" in url else url
+    return _USERINFO.sub(r"\1//***@", url)
 
 
 def is_loopback(host: str) -> bool:
@@ -37,9 +55,13 @@ def is_loopback(host: str) -> bool:
 
 def check_base_url(url: str, allow_http: bool) -> str:
     """``url`` without a trailing slash; plain http only for loopback or when allowed."""
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise UsageError(f"AIC_BASE_URL is not a valid address: {_shown(url)}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"AIC_BASE_URL must be an http(s) address, got {url!r}")
+        raise UsageError(f"AIC_BASE_URL must be an http(s) address, got {_shown(url)}")
     if parts.username or parts.password:
         raise UsageError("AIC_BASE_URL must not hold credentials; use AIC_EMAIL/AIC_PASSWORD")
     if parts.scheme == "http" and not (allow_http or is_loopback(parts.hostname)):
@@ -59,6 +81,26 @@ def service_url(env: Mapping[str, str], *, missing: str = NO_BASE_URL) -> str:
     return check_base_url(url, env.get("AIC_ALLOW_HTTP", "") == "1")
 
 
+def _shown(url: str) -> str:
+    # Masked first (no password), then repr'd (no line break can forge output), then cut.
+    shown = repr(mask_url(url))
+    return shown if len(shown) <= 120 else shown[:117] + "..."
+
+
+def read_deadline(env: Mapping[str, str], name: str = DEADLINE_VAR) -> float | None:
+    """The command deadline in seconds from ``env[name]`` (unset or empty: None)."""
+    text = env.get(name, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds < 1e7:  # also refuses nan and inf
+        raise UsageError(f"{name} must be a number of seconds above 0, got {text[:40]!r}")
+    return seconds
+
+
 def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Config:
     """Read ``AIC_*`` from ``env``; ``prompt`` (no echo) asks for a missing password.
 
@@ -66,9 +108,11 @@ def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Conf
     """
     base_url = service_url(env)
     org_id = env.get("AIC_ORG_ID", "").strip() or None
+    deadline = read_deadline(env)
     token = env.get("AIC_TOKEN", "").strip() or None
     if token:
-        return Config(base_url, token=token, org_id=org_id)
+        check_bearer(token, "AIC_TOKEN")
+        return Config(base_url, token=token, org_id=org_id, deadline=deadline)
     email = env.get("AIC_EMAIL", "").strip()
     if not email:
         raise UsageError("set AIC_EMAIL and AIC_PASSWORD (or AIC_TOKEN) to reach the service")
@@ -77,7 +121,7 @@ def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Conf
         password = prompt(f"Password for {email}: ") or None
     if password is None:
         raise UsageError("AIC_PASSWORD is not set and no terminal is attached to ask for it")
-    return Config(base_url, email=email, password=password, org_id=org_id)
+    return Config(base_url, email=email, password=password, org_id=org_id, deadline=deadline)
 
 
 def tty_prompt(stdin_is_tty: bool) -> Prompt | None:
@@ -86,10 +130,13 @@ def tty_prompt(stdin_is_tty: bool) -> Prompt | None:
 
 
 __all__ = [
+    "DEADLINE_VAR",
     "Config",
     "check_base_url",
     "is_loopback",
     "load_config",
+    "mask_url",
+    "read_deadline",
     "service_url",
     "tty_prompt",
 ]

@@ -1,13 +1,23 @@
-"""Client-side pacing: never send faster than the service's ``x-ratelimit-*`` headers allow.
+"""Client-side pacing: never send faster than the service allows, whatever its headers say.
 
 The gate is shared by every thread of one client. It counts down the quota the last answer
 announced (minus requests still in flight, which the server may not have counted yet), waits
 for the window to reset when the quota is spent, and after a 429 waits ``retry-after``.
 Answers to requests sent before the gate last refilled are ignored: they describe an old window.
+
+Headers come from a server we do not control: every number is parsed defensively (``nan``,
+``inf``, negative, garbage) and clamped to sane bounds, so no header can crash the client or
+make it wait for days.
+
+When a server answers 429 with ``retry-after`` only (no ``x-ratelimit-*``), bursting until the
+next 429 loses most of a window each time. The gate learns the rate instead: N answers went
+through before a 429 asking for R seconds, so it spaces requests R/N apart (plus a margin), and
+slows down by 2% on each further 429.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -20,13 +30,27 @@ DEFAULT_WINDOW = 1.0
 POLL = 0.01
 # A reset value this large is a Unix timestamp (2001-09-09 onwards), not seconds to wait.
 EPOCH_THRESHOLD = 1e9
+# The longest a reset header can make the gate wait (x-ratelimit-reset: 999999 is 11.6 days).
+MAX_RESET = 120.0
+MAX_QUOTA = 1_000_000
+# Learned pacing: 1% slower than the rate observed, 2% slower again after each further 429
+# (a 429 costs a whole retry-after: the margin only absorbs jitter).
+PACE_MARGIN = 1.01
+PACE_BACKOFF = 1.02
+MAX_INTERVAL = 10.0
 
 
-def _number(headers: Mapping[str, str], name: str) -> float | None:
-    try:
-        return float(headers[name])
-    except (KeyError, ValueError):
+def finite(text: str | None, low: float, high: float) -> float | None:
+    """``text`` as a number clamped to [low, high]; None for garbage, ``nan`` or absent."""
+    if text is None:
         return None
+    try:
+        value = float(text.strip())
+    except ValueError:
+        return None
+    if math.isnan(value):
+        return None
+    return min(high, max(low, value))
 
 
 class RateGate:
@@ -37,57 +61,80 @@ class RateGate:
         clock: Clock = time.monotonic,
         sleep: Sleep = time.sleep,
         wall_clock: Clock = time.time,
+        max_wait: float = MAX_RESET,
     ) -> None:
         self._clock = clock
+        self._max_wait = max_wait
         self._sleep = sleep
         self._wall_clock = wall_clock
         self._lock = threading.Lock()
         self.limit: int | None = None
         self.remaining: int | None = None  # None: no limit known
         self.reset_at: float | None = None
+        self.interval: float | None = None  # learned spacing between requests, seconds
+        self._next_slot = 0.0
         self._in_flight = 0
         self._generation = 0
+        self._answered = 0  # answers (not 429) since the gate last refilled
+        self._learned_in: int | None = None  # generation whose 429 already adjusted the pace
 
-    def acquire(self) -> int:
-        """Wait for a slot; return the generation to hand back to :meth:`observe`."""
+    def acquire(self, give_up_at: float | None = None) -> int:
+        """Wait for a slot; return the generation to hand back to :meth:`observe`.
+
+        Raises TimeoutError when the slot would come after ``give_up_at`` (clock time).
+        """
         while True:
             with self._lock:
                 now = self._clock()
                 if self.reset_at is not None and now >= self.reset_at:
                     self._refill()
                 if self.remaining is None or self.remaining > 0:
-                    if self.remaining is not None:
-                        self.remaining -= 1
-                    self._in_flight += 1
-                    return self._generation
+                    return self._take(now)
                 if self.reset_at is None and self._in_flight == 0:
                     self.reset_at = now + DEFAULT_WINDOW  # nobody will tell us: assume
                 # With answers on their way, poll: they carry the real reset time.
                 wait = POLL if self.reset_at is None else self.reset_at - now
+            if give_up_at is not None and now + wait >= give_up_at:
+                raise TimeoutError("the rate limit's wait would pass the deadline")
             self._sleep(max(wait, 0.001))
+
+    def _take(self, now: float) -> int:
+        if self.remaining is not None:
+            self.remaining -= 1
+        self._in_flight += 1
+        generation = self._generation
+        if self.interval is not None:
+            slot = max(now, self._next_slot)
+            self._next_slot = slot + self.interval
+            if slot > now:
+                # The slot is reserved; waiting for it outside the lock lets others reserve.
+                self._lock.release()
+                try:
+                    self._sleep(slot - now)
+                finally:
+                    self._lock.acquire()
+        return generation
 
     def _refill(self) -> None:
         self.remaining = self.limit
         self.reset_at = None
         self._generation += 1
+        self._answered = 0
 
     def release(self) -> None:
         """The request is answered (or failed): it no longer counts as in flight."""
         with self._lock:
             self._in_flight -= 1
 
-    def observe(self, generation: int, headers: Mapping[str, str]) -> None:
+    def observe(self, generation: int, headers: Mapping[str, str], status: int = 200) -> None:
         """Learn the quota from an answer's ``x-ratelimit-*`` headers (call before release)."""
-        limit = _number(headers, "x-ratelimit-limit")
-        remaining = _number(headers, "x-ratelimit-remaining")
-        if remaining is None:
-            return
-        reset = _number(headers, "x-ratelimit-reset")
-        if reset is not None and reset > EPOCH_THRESHOLD:
-            # Some services (GitHub) send the reset as a Unix time, not a delay.
-            reset = max(0.0, reset - self._wall_clock())
+        limit = finite(headers.get("x-ratelimit-limit"), 1, MAX_QUOTA)
+        remaining = finite(headers.get("x-ratelimit-remaining"), 0, MAX_QUOTA)
+        reset = self._reset_delay(headers.get("x-ratelimit-reset"))
         with self._lock:
-            if generation != self._generation:
+            if status != 429 and generation == self._generation:
+                self._answered += 1
+            if remaining is None or generation != self._generation:
                 return
             now = self._clock()
             if limit is not None:
@@ -97,12 +144,31 @@ class RateGate:
             if reset is not None and self.reset_at is None:
                 self.reset_at = now + reset
 
-    def throttled(self, retry_after: float) -> None:
-        """A 429: nobody sends before ``retry_after`` seconds have passed."""
+    def _reset_delay(self, text: str | None) -> float | None:
+        reset = finite(text, 0.0, math.inf)
+        if reset is not None and reset > EPOCH_THRESHOLD:
+            # Some services (GitHub) send the reset as a Unix time, not a delay.
+            reset = reset - self._wall_clock()
+        return None if reset is None else min(self._max_wait, max(0.0, reset))
+
+    def throttled(self, retry_after: float, generation: int | None = None) -> None:
+        """A 429: nobody sends before ``retry_after`` seconds have passed; learn the pace."""
         with self._lock:
-            until = self._clock() + retry_after
+            if generation is not None and self.limit is None:
+                self._learn(retry_after, generation)
+            until = self._clock() + min(retry_after, self._max_wait)
             self.remaining = 0
             self.reset_at = until if self.reset_at is None else max(self.reset_at, until)
 
+    def _learn(self, retry_after: float, generation: int) -> None:
+        if generation != self._generation or self._learned_in == generation:
+            return  # the other answers of a burst that one 429 already accounted for
+        self._learned_in = generation
+        if self.interval is None:
+            if self._answered >= 1 and retry_after > 0:
+                self.interval = min(MAX_INTERVAL, PACE_MARGIN * retry_after / self._answered)
+        else:
+            self.interval = min(MAX_INTERVAL, self.interval * PACE_BACKOFF)
 
-__all__ = ["RateGate"]
+
+__all__ = ["MAX_RESET", "RateGate", "finite"]

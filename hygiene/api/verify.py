@@ -20,21 +20,37 @@ from hygiene.api.config import check_base_url
 from hygiene.api.endpoints import MEMBERSHIPS
 from hygiene.api.transport import RetryPolicy
 from hygiene.detection import AIC_PAT, fingerprint
+from hygiene.errors import HygieneError
 
 if TYPE_CHECKING:
     from hygiene.scan import Finding, ScanResult
 
 Liveness = Literal["live", "dead", "unknown"]
-_POLICY = RetryPolicy(attempts=3, throttled_attempts=3, max_retry_after=30.0)
+
+
+def _policy(timeout: float) -> RetryPolicy:
+    return RetryPolicy(
+        attempts=3, throttled_attempts=3, max_retry_after=30.0, request_deadline=timeout
+    )
+
+
+def _is_memberships(response: httpx.Response) -> bool:
+    """Only the service's own JSON answer proves the token was taken (a proxy's 200 page or
+    a body cut at the size limit does not)."""
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and isinstance(body.get("memberships"), list)
 
 
 def _check(client: httpx.Client, token: str) -> Liveness:
     try:
         response = client.get(MEMBERSHIPS, headers=bearer_headers(token))
-    except httpx.HTTPError:
+    except (httpx.HTTPError, HygieneError):
         return "unknown"
     if response.status_code == 200:
-        return "live"
+        return "live" if _is_memberships(response) else "unknown"
     return "dead" if response.status_code == 401 else "unknown"
 
 
@@ -45,27 +61,37 @@ def verify_tokens(
     allow_http: bool = False,
     transport: httpx.BaseTransport | None = None,
     timeout: float = 10.0,
+    deadline: float | None = None,
 ) -> dict[str, Liveness]:
     """``{fingerprint: "live" | "dead" | "unknown"}`` for each distinct token.
 
     Raises :class:`~hygiene.errors.UsageError` for a ``base_url`` that is not https (plain
-    http only for loopback, or with ``allow_http``).
+    http only for loopback, or with ``allow_http``). ``timeout`` bounds each check (wall
+    clock), ``deadline`` the whole verification: checks not started by then read unknown.
     """
     url = check_base_url(base_url, allow_http)
     unique = {fingerprint(t): t for t in tokens}
     if not unique:
         return {}
-    with bearer_client(url, transport=transport, policy=_POLICY, timeout=timeout) as client:
+    policy = _policy(timeout)
+    with bearer_client(
+        url, transport=transport, policy=policy, timeout=timeout, deadline=deadline
+    ) as client:
         answers = each_concurrently(lambda token: _check(client, token), unique.values())
     return dict(zip(unique, answers, strict=True))
 
 
 def verified_findings(
-    result: ScanResult, base_url: str, *, allow_http: bool = False, only_live: bool = False
+    result: ScanResult,
+    base_url: str,
+    *,
+    allow_http: bool = False,
+    only_live: bool = False,
+    deadline: float | None = None,
 ) -> list[Finding]:
     """The result's findings, PATs marked with their liveness (``only_live``: live ones only)."""
     tokens = [d.secret.token for d in result.detections if d.secret.type_id == AIC_PAT]
-    answers = verify_tokens(tokens, base_url, allow_http=allow_http)
+    answers = verify_tokens(tokens, base_url, allow_http=allow_http, deadline=deadline)
     marked = [
         dataclasses.replace(f, live=answers.get(f.fingerprint, "unknown"))
         if f.type == AIC_PAT

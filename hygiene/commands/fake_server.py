@@ -2,6 +2,8 @@
 
 The demo account's password is never printed (terminal logs get shared): it is written to a
 file readable only by you, and the command prints how to load it into ``AIC_PASSWORD``.
+With ``--fault STEP=KIND`` it runs the hostile server instead: the same service, misbehaving
+at that step (see :mod:`hygiene.testing.faultspec`).
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from pathlib import Path
 
 import click
 
-from hygiene.errors import EXIT_OK, InputError
+from hygiene.errors import EXIT_OK, InputError, UsageError
 from hygiene.testing.faults import Switches
+from hygiene.testing.faultspec import KINDS, parse_fault
+from hygiene.testing.hostile import STEPS, HostileServer
 from hygiene.testing.server import ControlPlane
 from hygiene.testing.state import State
 
@@ -36,6 +40,26 @@ def write_password_file(password: str, path: Path | None) -> Path:
     return path
 
 
+def _start(
+    state: State, switches: Switches, port: int, faults: tuple[str, ...]
+) -> ControlPlane | HostileServer:
+    try:
+        if not faults:
+            return ControlPlane(state, switches, port=port)
+        server = HostileServer(state=state, port=port)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+    server.switches = switches
+    for spec in faults:
+        try:
+            step, fault = parse_fault(spec, server.trap_url)
+        except ValueError as exc:
+            server.stop()
+            raise UsageError(f"--fault: {exc}") from None
+        server.set_fault(step, fault)
+    return server
+
+
 @click.command(name="fake-server")
 @click.option(
     "--password-file",
@@ -44,29 +68,53 @@ def write_password_file(password: str, path: Path | None) -> Path:
 )
 @click.option(
     "--token-lifetime",
-    type=float,
+    type=click.FloatRange(min=1.0),
     default=900.0,
     show_default=True,
-    help="Session lifetime in seconds (expires_in).",
+    help="Session lifetime in seconds (expires_in), at least 1.",
 )
 @click.option("--no-refresh", is_flag=True, help="Answer 404 on /auth/refresh.")
-@click.option("--rate-limit", type=int, metavar="N", help="Allow N requests per second.")
-@click.option("--fail-probability", type=float, default=0.0, help="Answer 500 this often.")
+@click.option(
+    "--rate-limit", type=click.IntRange(min=1), metavar="N", help="Allow N requests per second."
+)
+@click.option(
+    "--fail-probability",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.0,
+    help="Answer 500 this often (0 to 1).",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port on 127.0.0.1 (0: a free one).",
+)
+@click.option(
+    "--fault",
+    "faults",
+    multiple=True,
+    metavar="STEP=KIND[:ARG]",
+    help=f"Misbehave at STEP ({', '.join(STEPS)}): {', '.join(KINDS)}. Repeatable.",
+)
 def command(
     password_file: Path | None,
     token_lifetime: float,
     no_refresh: bool,
     rate_limit: int | None,
     fail_probability: float,
+    port: int,
+    faults: tuple[str, ...],
 ) -> int:
     """Run a stand-in control plane on 127.0.0.1 until interrupted (Ctrl-C)."""
     switches = Switches(refresh_enabled=not no_refresh)
     switches.set_rate_limit(rate_limit)
     switches.set_fail_probability(fail_probability)
-    plane = ControlPlane(State(token_lifetime=token_lifetime), switches)
+    plane = _start(State(token_lifetime=token_lifetime), switches, port, faults)
     path = write_password_file(plane.password, password_file)
     with plane:
-        click.echo(f"stand-in control plane at {plane.base_url} (Ctrl-C to stop)")
+        kind = "hostile control plane" if faults else "stand-in control plane"
+        click.echo(f"{kind} at {plane.base_url} (Ctrl-C to stop)")
         click.echo("in another shell:")
         click.echo(f"  export AIC_BASE_URL={plane.base_url} AIC_EMAIL={plane.email}")
         click.echo(f'  export AIC_PASSWORD="$(cat {shlex.quote(str(path))})"')

@@ -48,12 +48,18 @@ def _summary(reported: int, suppressed: int, result: ScanResult) -> str:
 
 def _verified(result: ScanResult, options: ReportOptions, env: Mapping[str, str]) -> list[Finding]:
     # The HTTP client only when asked for: a scan without --verify never loads it.
-    from hygiene.api.config import service_url
+    from hygiene.api.config import read_deadline, service_url
     from hygiene.api.verify import verified_findings
 
     base_url = service_url(env, missing="--verify needs AIC_BASE_URL (the service to ask)")
     allow_http = env.get("AIC_ALLOW_HTTP", "") == "1"  # as service_url() read it
-    return verified_findings(result, base_url, allow_http=allow_http, only_live=options.only_live)
+    return verified_findings(
+        result,
+        base_url,
+        allow_http=allow_http,
+        only_live=options.only_live,
+        deadline=read_deadline(env),
+    )
 
 
 def execute(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TextIO
 
 from hygiene.api.client import ControlPlaneClient
-from hygiene.api.config import Config, Prompt, load_config, service_url
+from hygiene.api.config import Config, Prompt, load_config, read_deadline, service_url
 from hygiene.errors import InputError, UsageError
 from hygiene.inventory import REVOKED as STATE_REVOKED
 from hygiene.inventory import default_path, open_inventory
@@ -114,9 +114,11 @@ def _revoke(
         _record(inventory, arrived)
 
 
-def _log_out(sessions: list[SessionTarget], base_url: str, talk: Interaction) -> list[Result]:
+def _log_out(
+    sessions: list[SessionTarget], base_url: str, talk: Interaction, deadline: float | None
+) -> list[Result]:
     with talk.progress("Logging out", len(sessions)) as tick:
-        return log_out_all(sessions, base_url, on_done=tick)
+        return log_out_all(sessions, base_url, on_done=tick, deadline=deadline)
 
 
 def _question(plan: Plan, sessions: list[SessionTarget], base_url: str) -> str:
@@ -164,7 +166,7 @@ def revoke_leaked(
     if config is not None:
         results += _revoke(plan, config, talk, make_client, default_path(env))
     if sessions:
-        results += _log_out(sessions, base_url, talk)
+        results += _log_out(sessions, base_url, talk, read_deadline(env))
     return Outcome(results + plan.unresolved, scanned.errors)
 
 

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hygiene import inventory
 from hygiene.detection import AIC_PAT
 from hygiene.errors import InputError
 
 DETECT_SECRETS_TYPE = "AIC Personal Access Token"
 _SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
 _SHA1 = re.compile(r"[0-9a-f]{40}")
-_TOKEN_ID = re.compile(r"[A-Za-z0-9._:-]{1,200}")
 
 
 @dataclass(frozen=True)
@@ -100,13 +100,12 @@ def parse_ids(lines: Iterable[str], origin: str) -> list[str]:
 
 
 def check_token_id(token_id: str, origin: str = "{token_ids}") -> str:
-    """A token id is a short path-safe word; a PAT value given by mistake is refused."""
-    if token_id.startswith("pat_AIC_"):
-        message = f"{origin}: that is a token value, not a token id (give the id)"
-        raise InputError(message, options=("token_ids",))
-    if not _TOKEN_ID.fullmatch(token_id):
-        raise InputError(f"{origin}: not a token id", options=("token_ids",))
-    return token_id
+    """The inventory's one token-id rule (:func:`hygiene.inventory.check_token_id`), with the
+    origin named as a field (``{token_ids}``: ``--token-id`` on the command line)."""
+    try:
+        return inventory.check_token_id(token_id, origin)
+    except InputError as exc:
+        raise InputError(exc.template, options=("token_ids",)) from None
 
 
 __all__ = ["Leak", "check_token_id", "load_report", "parse_ids"]

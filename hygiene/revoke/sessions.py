@@ -24,6 +24,7 @@ from hygiene.api.auth import ORG_HEADER, error_code
 from hygiene.api.bearer import bearer_client, bearer_headers, each_concurrently
 from hygiene.api.endpoints import LOGOUT, MEMBERSHIPS
 from hygiene.api.transport import RetryPolicy
+from hygiene.errors import HygieneError
 from hygiene.revoke.plan import FAILED, LOGGED_OUT, NOT_LIVE, Result
 from hygiene.scan import Detection
 
@@ -80,7 +81,7 @@ def log_out_one(client: httpx.Client, target: SessionTarget) -> Result:
         if org is None:
             return target.result(FAILED, found.status_code, error_code(found) or "MEMBERSHIPS")
         answer = client.post(LOGOUT, headers=bearer_headers(target.token, **{ORG_HEADER: org}))
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, HygieneError) as exc:
         return target.result(FAILED, None, type(exc).__name__)
     if answer.status_code == 204:
         return target.result(LOGGED_OUT, 204)
@@ -97,14 +98,16 @@ def log_out_all(
     transport: httpx.BaseTransport | None = None,
     policy: RetryPolicy | None = None,
     on_done: Callable[[Result], None] | None = None,
+    deadline: float | None = None,
 ) -> list[Result]:
-    """Log out every target at ``base_url`` (already checked: https, or loopback http).
+    """Log out every target at ``base_url`` (already checked: https, or loopback http); no
+    request starts after ``deadline`` seconds.
 
     Results come in the targets' order; ``on_done`` is called in this thread as each arrives.
     """
     if not targets:
         return []
-    with bearer_client(base_url, transport=transport, policy=policy) as client:
+    with bearer_client(base_url, transport=transport, policy=policy, deadline=deadline) as client:
         return each_concurrently(
             lambda target: log_out_one(client, target), targets, on_done=on_done
         )

@@ -2,21 +2,26 @@
 
 ``ControlPlane`` is a real threaded HTTP server implementing every endpoint of the API
 document, with ``switches`` for its open points and for faults; the pytest fixture
-``control_plane`` (plugin ``aic_control_plane``) yields a running one.
+``control_plane`` (plugin ``aic_control_plane``) yields a running one. ``HostileServer`` (fixture
+``hostile_server``) is the same service misbehaving on request, below HTTP if need be: stalls,
+trickles, HTML, garbage, redirects, huge bodies, absurd rate-limit headers.
 """
 
 from __future__ import annotations
 
 from hygiene.testing.faults import Fault, RateLimit, Switches
+from hygiene.testing.hostile import HostileServer, running_hostile_server
 from hygiene.testing.server import ControlPlane, RecordedRequest, running_control_plane
 from hygiene.testing.state import State
 
 __all__ = [
     "ControlPlane",
     "Fault",
+    "HostileServer",
     "RateLimit",
     "RecordedRequest",
     "State",
     "Switches",
     "running_control_plane",
+    "running_hostile_server",
 ]

@@ -53,6 +53,7 @@ class Switches:
 
     refresh_enabled: bool = True
     rate_limit: RateLimit | None = None
+    rate_headers: bool = True  # False: a 429 carries retry-after only, no x-ratelimit-* anywhere
     fail_next: int = 0  # the next N calls answer 500
     fail_probability: float = 0.0  # then each call answers 500 with this probability
     reset_next: int = 0  # the next N calls have their connection reset

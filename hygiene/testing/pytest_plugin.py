@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from hygiene.testing.hostile import HostileServer
 from hygiene.testing.server import ControlPlane
 
 
@@ -23,3 +24,10 @@ def control_plane() -> Iterator[ControlPlane]:
     """A running stand-in on 127.0.0.1 (ephemeral port), stopped after the test."""
     with ControlPlane() as plane:
         yield plane
+
+
+@pytest.fixture
+def hostile_server() -> Iterator[HostileServer]:
+    """A running hostile control plane on 127.0.0.1; every fault is ended after the test."""
+    with HostileServer() as server:
+        yield server

@@ -98,11 +98,12 @@ class _Handler(BaseHTTPRequestHandler):
         rate = plane.switches.take_rate()
         if rate is not None:
             allowed, remaining, reset, limit = rate
-            extra = {
-                "x-ratelimit-limit": str(limit),
-                "x-ratelimit-remaining": str(remaining),
-                "x-ratelimit-reset": f"{reset:.3f}",
-            }
+            if plane.switches.rate_headers:
+                extra = {
+                    "x-ratelimit-limit": str(limit),
+                    "x-ratelimit-remaining": str(remaining),
+                    "x-ratelimit-reset": f"{reset:.3f}",
+                }
             if not allowed:
                 extra["retry-after"] = str(max(1, int(-(-reset // 1))))
                 return Reply.error(429, "RATE_LIMITED", "Too many requests."), extra
@@ -153,7 +154,9 @@ class ControlPlane:
     organizations; add more with ``state.add_account``.
     """
 
-    def __init__(self, state: State | None = None, switches: Switches | None = None) -> None:
+    def __init__(
+        self, state: State | None = None, switches: Switches | None = None, port: int = 0
+    ) -> None:
         self.state = state if state is not None else State()
         self.switches = switches if switches is not None else Switches()
         self.email = DEMO_EMAIL
@@ -161,7 +164,7 @@ class ControlPlane:
         self.state.add_account(self.email, self.password, DEMO_ORGS)
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.plane = self
         self._thread: threading.Thread | None = None
 

@@ -1,0 +1,145 @@
+"""``revoke-leaked --token-id`` against the hostile server: in time, nothing marked unconfirmed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hygiene.testing.hostile import HostileServer
+from hygiene.testing.misbehaviours import (
+    HugeBody,
+    Misbehaviour,
+    Stall,
+    Trickle,
+    fail,
+    html,
+    not_found,
+    proxy_404,
+    redirect,
+    throttle,
+)
+from tests.helpers import SecretGuard
+from tests.hostile.common import DEADLINE, SLACK, env_for, leak, one_error_line, states, timed
+
+REVOKE_FAULTS: list[tuple[Misbehaviour, str]] = [
+    (proxy_404(), "failed"),
+    (html(404), "failed"),
+    (fail(500), "failed"),
+    (redirect("http://127.0.0.1:9/x"), "failed"),
+    (HugeBody(404), "failed"),
+    (Trickle(), "failed"),
+    (Stall(), "failed"),
+    (throttle("1"), "failed"),
+    (throttle("-5"), "failed"),
+    (throttle("nan"), "failed"),
+]
+
+
+@pytest.mark.parametrize(("fault", "status"), REVOKE_FAULTS, ids=repr)
+def test_revoke_leaked_ids_under_faults(
+    fault: Misbehaviour, status: str, tmp_path: Path, guard: SecretGuard
+) -> None:
+    with HostileServer(hold=30) as server:
+        guard.remember(server.password)
+        token_id = leak(server, tmp_path, guard)
+        server.set_fault("revoke", fault)
+        proc, seconds = timed(
+            guard,
+            "--token-id",
+            token_id,
+            "--format",
+            "json",
+            "--yes",
+            env=env_for(server, tmp_path),
+            prog="revoke-leaked",
+        )
+        live = not server.state.pat(token_id).revoked
+        steps = server.steps()
+    assert seconds < DEADLINE + SLACK
+    assert "Traceback" not in proc.stderr.decode()
+    if proc.returncode == 2:  # the command's deadline passed as a whole
+        assert "deadline" in one_error_line(proc)
+    else:
+        assert proc.returncode == 1
+        (result,) = json.loads(proc.stdout)["results"]
+        assert result["status"] == status
+    # the inventory says revoked only when the service confirmed it: a fault that never reached
+    # the service leaves the token live and "active"; one that did (a trickled answer) may
+    # have revoked it, still "active" here until a rerun confirms it (not_found)
+    assert live or fault.needs_answer
+    assert states(tmp_path)[token_id] == "active"
+    assert steps[-1] == "logout"
+
+
+def test_revoke_leaked_json_not_found_is_done(tmp_path: Path, guard: SecretGuard) -> None:
+    with HostileServer() as server:
+        guard.remember(server.password)
+        token_id = leak(server, tmp_path, guard)
+        server.set_fault("revoke", not_found())
+        proc, _ = timed(
+            guard,
+            "--token-id",
+            token_id,
+            "--format",
+            "json",
+            "--yes",
+            env=env_for(server, tmp_path),
+            prog="revoke-leaked",
+        )
+    assert proc.returncode == 0, proc.stderr
+    (result,) = json.loads(proc.stdout)["results"]
+    assert result["status"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("step", "fault"),
+    [("login", Stall()), ("login", Trickle()), ("memberships", html(200))],
+    ids=repr,
+)
+def test_revoke_leaked_reports_the_failing_step(
+    step: str, fault: Misbehaviour, tmp_path: Path, guard: SecretGuard
+) -> None:
+    with HostileServer(hold=30) as server:
+        guard.remember(server.password)
+        token_id = leak(server, tmp_path, guard)
+        server.set_fault(step, fault)
+        proc, seconds = timed(
+            guard,
+            "--token-id",
+            token_id,
+            "--yes",
+            env=env_for(server, tmp_path),
+            prog="revoke-leaked",
+        )
+    assert seconds < DEADLINE + SLACK
+    assert proc.returncode == 2
+    assert one_error_line(proc).startswith(f"{step}")
+    assert states(tmp_path)[token_id] == "active"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="lead (revoke/): print and record results even when the closing logout fails",
+)
+def test_revoke_leaked_prints_results_when_logout_fails(tmp_path: Path, guard: SecretGuard) -> None:
+    with HostileServer() as server:
+        guard.remember(server.password)
+        token_id = leak(server, tmp_path, guard)
+        server.set_fault("logout", fail(500))
+        proc, _ = timed(
+            guard,
+            "--token-id",
+            token_id,
+            "--format",
+            "json",
+            "--yes",
+            env=env_for(server, tmp_path),
+            prog="revoke-leaked",
+        )
+        revoked = server.state.pat(token_id).revoked
+    assert revoked
+    (result,) = json.loads(proc.stdout)["results"]
+    assert result["status"] == "revoked"
+    assert states(tmp_path)[token_id] == "revoked"
