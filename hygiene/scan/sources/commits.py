@@ -52,7 +52,8 @@ def _finish(proc: subprocess.Popen[bytes]) -> None:
 
 def _messages(stream: IO[bytes]) -> Iterator[tuple[str, bytes]]:
     """(commit, message) pairs of ``git log --format=%x00%H%n%B`` output, one at a time."""
-    commit, lines = "", []
+    commit = ""
+    lines: list[bytes] = []
     for raw in stream:
         if raw.startswith(b"\0"):
             if commit:
