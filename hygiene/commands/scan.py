@@ -84,6 +84,10 @@ def execute(
     return EXIT_ERROR if result.errors else EXIT_OK
 
 
+def _notice(note: str) -> None:
+    print(f"hygiene: {note}", file=sys.stderr, flush=True)
+
+
 @click.command(help="Find leaked pat_AIC_ tokens and bearer credentials in files or git.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--staged", is_flag=True, help="Scan the staged content (the git index).")
@@ -111,6 +115,6 @@ def command(
     verify: bool,
     only_live: bool,
 ) -> int:
-    request = ScanRequest(paths, staged, all_files, history, since, exclude)
+    request = ScanRequest(paths, staged, all_files, history, since, exclude, on_wait=_notice)
     options = ReportOptions(fmt, output, baseline, write_baseline, verify, only_live)
     return execute(request, options)

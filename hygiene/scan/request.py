@@ -15,7 +15,13 @@ from hygiene.errors import UsageError
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
-from hygiene.scan.sources.files import Excluder, check_usage, collect_paths, tracked_files
+from hygiene.scan.sources.files import (
+    Excluder,
+    Notice,
+    check_usage,
+    collect_paths,
+    tracked_files,
+)
 from hygiene.scan.sources.one_file import scan_stream
 from hygiene.scan.sources.runner import merge, scan_targets
 
@@ -37,6 +43,8 @@ class ScanRequest:
     keep_secrets: bool = False
     chunk_size: int = DEFAULT_CHUNK_SIZE
     limits: DecodeLimits = field(default_factory=DecodeLimits)
+    # Told (one line) when the scan waits, e.g. for a writer to open a FIFO named as a path.
+    on_wait: Notice | None = field(default=None, compare=False)
 
 
 def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
@@ -61,7 +69,12 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
         paths = [p for p in request.paths or (".",) if p != STDIN]
         targets = collect_paths(paths, excluder, errors)
     parts = [
-        scan_targets(targets, chunk_size=request.chunk_size, keep_secrets=request.keep_secrets)
+        scan_targets(
+            targets,
+            chunk_size=request.chunk_size,
+            keep_secrets=request.keep_secrets,
+            on_wait=request.on_wait,
+        )
     ]
     parts[0].errors[:0] = errors
     if STDIN in request.paths:

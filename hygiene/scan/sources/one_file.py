@@ -12,7 +12,7 @@ from hygiene.scan.findings import ScanResult
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, StreamScanner
 from hygiene.scan.matcher.linecount import Recount, file_recount
 from hygiene.scan.matcher.needles import NeedleFinder, finder_for
-from hygiene.scan.sources.files import GZIP_ERRORS, FileTarget, open_target
+from hygiene.scan.sources.files import GZIP_ERRORS, FileTarget, Notice, open_target
 
 
 def scan_stream(
@@ -50,11 +50,20 @@ def _scan_small(
 
 
 def scan_target(
-    target: FileTarget, result: ScanResult, chunk_size: int, finder: NeedleFinder
+    target: FileTarget,
+    result: ScanResult,
+    chunk_size: int,
+    finder: NeedleFinder,
+    on_wait: Notice | None = None,
 ) -> None:
-    """Scan one file into ``result``; an unreadable or corrupt file becomes one error line."""
+    """Scan one file into ``result``; an unreadable or corrupt file becomes one error line.
+    A stream (pipe, FIFO, device) is opened once and read to its end (``on_wait``: see
+    :func:`~hygiene.scan.sources.files.open_target`)."""
     try:
-        if (
+        if target.stream:
+            with open_target(target, on_wait) as stream:
+                scan_stream(stream, target.display, result, chunk_size, finder_for(None))
+        elif (
             target.gzipped
             or target.size >= chunk_size
             or not _scan_small(target, result, chunk_size, finder)
