@@ -15,7 +15,8 @@ is seen whole exactly once. Memory stays at about two chunks whatever the stream
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from hygiene.detection import (
@@ -30,6 +31,7 @@ from hygiene.detection import (
     is_allowlisted,
     secret_at,
 )
+from hygiene.scan.matcher.allowlines import line_allowed
 from hygiene.scan.matcher.candidates import Candidates, candidates
 from hygiene.scan.matcher.fields import field_end, is_sqlite
 from hygiene.scan.matcher.linecount import LineCounter, Recount
@@ -148,11 +150,14 @@ class StreamScanner:
         *,
         full_count: bool = True,
         finder: NeedleFinder | None = None,
+        allow_lines: Sequence[re.Pattern[bytes]] = (),
     ) -> None:
         if chunk_size < 1:
             raise ValueError("chunk_size must be positive")
         self.chunk_size = chunk_size
         self.finder = finder or PythonFinder()
+        # The settings' line allowlist: searched near each finding only (see allowlines).
+        self.allow_lines = tuple(allow_lines)
         self.full_count = full_count
         self.bytes_read = 0
         self.newlines = 0
@@ -222,9 +227,14 @@ class StreamScanner:
             return nl + 1
         return _safe_cut(data, len(data) - WINDOW)
 
-    @staticmethod
     def _hits(
-        secrets: list[Secret], data: bytes, base: int, line: int, col_base: int, reported_end: int
+        self,
+        secrets: list[Secret],
+        data: bytes,
+        base: int,
+        line: int,
+        col_base: int,
+        reported_end: int,
     ) -> list[Hit]:
         """The hits among ``secrets`` (found in ``data``, whose first line is ``line``).
 
@@ -238,7 +248,13 @@ class StreamScanner:
                 continue
             line_start = data.rfind(b"\n", 0, secret.start) + 1
             line_end = data.find(b"\n", secret.end)
-            if is_allowlisted(data[line_start : line_end if line_end != -1 else len(data)]):
+            text = data[line_start : line_end if line_end != -1 else len(data)]
+            if is_allowlisted(text):
+                continue
+            where = secret.start - line_start
+            if self.allow_lines and line_allowed(
+                text, where, secret.end - line_start, self.allow_lines
+            ):
                 continue
             line += data.count(b"\n", counted_to, secret.start)
             counted_to = secret.start
@@ -251,7 +267,10 @@ class StreamScanner:
 
 
 def scan_bytes(
-    data: bytes, chunk_size: int = DEFAULT_CHUNK_SIZE, finder: NeedleFinder | None = None
+    data: bytes,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    finder: NeedleFinder | None = None,
+    allow_lines: Sequence[re.Pattern[bytes]] = (),
 ) -> list[Hit]:
     """Every secret in ``data`` (convenience for callers holding a small buffer)."""
     view = memoryview(data)
@@ -263,4 +282,5 @@ def scan_bytes(
         offset += len(piece)
         return piece
 
-    return list(StreamScanner(chunk_size, full_count=False, finder=finder).scan(read))
+    scanner = StreamScanner(chunk_size, full_count=False, finder=finder, allow_lines=allow_lines)
+    return list(scanner.scan(read))

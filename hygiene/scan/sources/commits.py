@@ -25,6 +25,7 @@ from hygiene.scan.findings import ScanResult, detection_for
 from hygiene.scan.matcher.engine import Reader, StreamScanner, scan_bytes
 from hygiene.scan.matcher.needles import NEEDLES, finder_for
 from hygiene.scan.sources.files import GZIP_ERRORS, Excluder
+from hygiene.scan.sources.one_file import AllowLines
 from hygiene.scan.sources.staged import _blob_reader, _ReaderFile
 
 _HASH = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})?")
@@ -65,14 +66,14 @@ def _messages(stream: IO[bytes]) -> Iterator[tuple[str, bytes]]:
         yield commit, b"".join(lines)
 
 
-def scan_messages(revisions: list[str], result: ScanResult) -> None:
+def scan_messages(revisions: list[str], result: ScanResult, allow_lines: AllowLines = ()) -> None:
     """Findings in the commit messages of ``revisions`` (path ``""``, the commit's id)."""
     proc = _popen(["log", "--format=%x00%H%n%B", *revisions, "--"])
     assert proc.stdout is not None  # noqa: S101 - a PIPE
     for commit, message in _messages(proc.stdout):
         result.bytes += len(message)
         if _holds_needle(message):
-            for hit in scan_bytes(message):
+            for hit in scan_bytes(message, allow_lines=allow_lines):
                 result.detections.append(detection_for(hit, "", commit=commit))
     _finish(proc)
 
@@ -108,7 +109,9 @@ def _gz_blobs(revisions: list[str], excluder: Excluder) -> _GzBlobs:
     return found
 
 
-def scan_gz_blobs(revisions: list[str], excluder: Excluder, result: ScanResult) -> None:
+def scan_gz_blobs(
+    revisions: list[str], excluder: Excluder, result: ScanResult, allow_lines: AllowLines = ()
+) -> None:
     """Findings in the ``.gz`` blobs the commits of ``revisions`` added or modified."""
     blobs = _gz_blobs(revisions, excluder)
     if not blobs.where:
@@ -126,7 +129,8 @@ def scan_gz_blobs(revisions: list[str], excluder: Excluder, result: ScanResult) 
             if len(header) != 3 or header[1] != b"blob":
                 continue
             read = _blob_reader(proc.stdout, int(header[2]))
-            _scan_gz(read, blobs.where[sha], result, int(header[2]))
+            scanner = StreamScanner(finder=finder_for(int(header[2])), allow_lines=allow_lines)
+            _scan_gz(read, blobs.where[sha], result, scanner)
             while read(1 << 16):
                 pass  # whatever a corrupt gzip left unread: stay in step with cat-file
             proc.stdout.read(1)  # the newline after each blob
@@ -144,8 +148,9 @@ def _feed(stdin: IO[bytes], shas: list[str]) -> None:
         stdin.close()
 
 
-def _scan_gz(read: Reader, where: list[tuple[str, str]], result: ScanResult, size: int) -> None:
-    scanner = StreamScanner(finder=finder_for(size))
+def _scan_gz(
+    read: Reader, where: list[tuple[str, str]], result: ScanResult, scanner: StreamScanner
+) -> None:
     stream = gzip.GzipFile(mode="rb", fileobj=_ReaderFile(read))
     try:
         hits = list(scanner.scan(stream.read))

@@ -23,6 +23,7 @@ from hygiene.scan.matcher.engine import scan_bytes
 from hygiene.scan.matcher.needles import NEEDLES
 from hygiene.scan.sources.commits import scan_gz_blobs, scan_messages
 from hygiene.scan.sources.files import Excluder
+from hygiene.scan.sources.one_file import AllowLines
 
 
 def history_args(since: str | None) -> list[str]:
@@ -139,7 +140,9 @@ def _added_lines(stream: IO[bytes], state: _DiffState) -> Iterator[bytes]:
             state.line += 1
 
 
-def scan_history(excluder: Excluder, since: str | None = None) -> ScanResult:
+def scan_history(
+    excluder: Excluder, since: str | None = None, allow_lines: AllowLines = ()
+) -> ScanResult:
     """Findings in every line added by the commits of all refs (or of ``--since REV``)."""
     started = time.perf_counter()
     result = ScanResult()
@@ -157,7 +160,7 @@ def scan_history(excluder: Excluder, since: str | None = None) -> ScanResult:
         seen.add((state.commit, state.path))
         if not _holds_needle(content):
             continue
-        for hit in scan_bytes(content):
+        for hit in scan_bytes(content, allow_lines=allow_lines):
             found = detection_for(hit, state.path, line=state.line, commit=state.commit)
             result.detections.append(found)
     error = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
@@ -166,7 +169,7 @@ def scan_history(excluder: Excluder, since: str | None = None) -> ScanResult:
         raise InputError(f"{{history}}: {reason}", options=("history",))
     result.files = len(seen)
     revisions = history_args(since)
-    scan_messages(revisions, result)
-    scan_gz_blobs(revisions, excluder, result)
+    scan_messages(revisions, result, allow_lines)
+    scan_gz_blobs(revisions, excluder, result, allow_lines)
     result.seconds = time.perf_counter() - started
     return result
