@@ -6,9 +6,10 @@
 Each input repeats one needle (a keyword, a PAT prefix too short to be one, a quoted empty
 key, a base64 prefix) until it is ``--mb`` megabytes: every needle makes the scanner run an
 anchored match, none completes a secret. The goal (issue 10): at least 50 MB/s on each, with
-memory flat in input size. Prints, per input, the median wall time and MB/s of ``hygiene
-scan`` and of ``rg`` with the pattern bench/scan_bench.py uses, their ratio, and hygiene's
-peak RSS at half and at full size (flat memory: the two are about equal).
+memory flat in input size. Prints, per input, the median wall and CPU time (user + system) of
+``hygiene scan`` with MB/s for each, ``rg`` with the pattern bench/scan_bench.py uses (wall
+and CPU), the wall-time ratio, and hygiene's peak RSS at half and at full size (flat memory:
+the two are about equal). On a shared machine the CPU figures are the steadier ones.
 
 Inputs are written under bench/.corpus/adversarial/ (git-ignored).
 """
@@ -76,8 +77,8 @@ def build(name: str, size: int) -> Path:
     return path
 
 
-def timed(argv: list[str]) -> tuple[float, int]:
-    """Wall seconds and the child's peak RSS in KiB."""
+def timed(argv: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system) and the child's peak RSS in KiB."""
     started = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -85,12 +86,17 @@ def timed(argv: list[str]) -> tuple[float, int]:
     code = os.waitstatus_to_exitcode(status)
     if code not in (0, 1):
         raise SystemExit(f"{argv[0]} failed ({code}) on {argv[-1]}")
-    return elapsed, usage.ru_maxrss
+    return elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-def median_run(argv: list[str], runs: int) -> tuple[float, int]:
+def median_run(argv: list[str], runs: int) -> tuple[float, float, int]:
+    """Median wall and CPU seconds over ``runs``, and the largest peak RSS."""
     results = [timed(argv) for _ in range(runs)]
-    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+    return (
+        statistics.median(r[0] for r in results),
+        statistics.median(r[1] for r in results),
+        max(r[2] for r in results),
+    )
 
 
 def main() -> None:
@@ -107,8 +113,8 @@ def main() -> None:
     )
     for name in args.only or INPUTS:
         path = build(name, size)
-        ours, rss_full = median_run([*HYGIENE, str(path)], args.runs)
-        _, rss_half = median_run([*HYGIENE, str(build(name, size // 2))], 1)
+        ours, rss_full = median_run([*HYGIENE, "--no-config", str(path)], args.runs)
+        _, rss_half = median_run([*HYGIENE, "--no-config", str(build(name, size // 2))], 1)
         theirs = median_run([rg, "-c", RG_PATTERN, str(path)], args.runs)[0] if rg else 0.0
         ratio = f"{ours / theirs:6.1f}" if theirs else "   n/a"
         print(

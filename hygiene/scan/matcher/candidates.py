@@ -23,7 +23,7 @@ from itertools import accumulate, compress, cycle
 from operator import add, sub
 
 from hygiene.detection import MIN_SECRET_LENGTH, RULES, Rule
-from hygiene.scan.matcher.needles import NeedleFinder
+from hygiene.scan.matcher.needles import NeedleFinder, needles_in
 
 # Per rule, the fewest bytes from one needle to the next that leave room for a secret: the
 # keyword (back + the shortest needle), a separator for keyword rules, MIN_SECRET_LENGTH.
@@ -109,18 +109,38 @@ def _run_ends(rule: Rule, haystack: bytes) -> tuple[list[int], list[int]]:
     return lasts, nexts
 
 
+def _split_one(rule: Rule, needle: bytes, haystack: bytes, cut: int) -> Candidates:
+    """:func:`_dense` for a rule with one needle in ``haystack``: ``bytes.split`` finds every
+    occurrence (no needle overlaps itself: none has a border), the pieces' lengths are the
+    gaps."""
+    parts = haystack.split(needle)
+    step, room = len(needle), ROOM[rule]
+    if len(parts) < 3 or max(map(len, parts[1:-1])) + step < room:
+        last = len(haystack) - len(parts[-1]) - step  # the only one that may have room
+        return [(last, NO_NEXT)] if last - rule.back < cut else []
+    offsets = accumulate(map(step.__add__, map(len, parts[:-1])), initial=-step)
+    positions = list(offsets)[1:]
+    return _roomy(rule, positions, cut)
+
+
 def _dense(data: bytes, cut: int) -> Iterator[tuple[Rule, Candidates]]:
-    """:func:`candidates` for a buffer holding many needles: one C pass per rule collapses
-    each run of needles without room into one match; only each run's last needle is tested."""
+    """:func:`candidates` for a buffer holding many needles, by C loops: for a rule with one
+    needle in the buffer, ``bytes.split``; with several, one regex split that collapses each
+    run of needles without room into one match, so only each run's last needle is tested."""
     lowered = data.lower() if any(rule.caseless for rule in RULES) else None
+    present = needles_in(data, lowered)
     for rule in RULES:
         haystack = lowered if rule.caseless and lowered is not None else data
-        if not any(n in haystack for n in rule.needles):
+        needles = present.get(rule)
+        if not needles:
             continue
-        lasts, nexts = _run_ends(rule, haystack)
-        judged = bisect_left(lasts, cut + rule.back)
-        room = map(ROOM[rule].__le__, map(sub, nexts, lasts[:judged]))
-        pairs = list(compress(zip(lasts, nexts, strict=True), room))
+        if len(needles) == 1:  # the rule's only needle in this buffer
+            pairs = _split_one(rule, needles[0], haystack, cut)
+        else:
+            lasts, nexts = _run_ends(rule, haystack)
+            judged = bisect_left(lasts, cut + rule.back)
+            room = map(ROOM[rule].__le__, map(sub, nexts, lasts[:judged]))
+            pairs = list(compress(zip(lasts, nexts, strict=True), room))
         if pairs:
             yield rule, pairs
 
