@@ -108,18 +108,21 @@ def main() -> None:
     rg = shutil.which("rg")
     size = args.mb * MB
     print(
-        f"{'input':26} {'hygiene s':>9} {'MB/s':>7} {'rg s':>7} {'ratio':>6} "
-        f"{'RSS half':>9} {'RSS full':>9}"
+        f"{'input':24} {'wall s':>7} {'MB/s':>6} {'cpu s':>6} {'MB/s':>6} {'rg s':>6} "
+        f"{'rg cpu':>6} {'ratio':>6} {'RSS half':>8} {'RSS full':>8}"
     )
     for name in args.only or INPUTS:
         path = build(name, size)
-        ours, rss_full = median_run([*HYGIENE, "--no-config", str(path)], args.runs)
-        _, rss_half = median_run([*HYGIENE, "--no-config", str(build(name, size // 2))], 1)
-        theirs = median_run([rg, "-c", RG_PATTERN, str(path)], args.runs)[0] if rg else 0.0
-        ratio = f"{ours / theirs:6.1f}" if theirs else "   n/a"
+        ours, cpu, rss_full = median_run([*HYGIENE, "--no-config", str(path)], args.runs)
+        half = str(build(name, size // 2))
+        rss_half = median_run([*HYGIENE, "--no-config", half], 1)[2]
+        rg_wall, rg_cpu = 0.0, 0.0
+        if rg:
+            rg_wall, rg_cpu, _ = median_run([rg, "-c", RG_PATTERN, str(path)], args.runs)
+        ratio = f"{ours / rg_wall:6.1f}" if rg_wall else "   n/a"
         print(
-            f"{name:26} {ours:9.2f} {size / MB / ours:7.1f} {theirs:7.2f} {ratio} "
-            f"{rss_half // 1024:>7}MB {rss_full // 1024:>7}MB",
+            f"{name:24} {ours:7.2f} {size / MB / ours:6.1f} {cpu:6.2f} {size / MB / cpu:6.1f} "
+            f"{rg_wall:6.2f} {rg_cpu:6.2f} {ratio} {rss_half // 1024:>6}MB {rss_full // 1024:>6}MB",
             flush=True,
         )
 
