@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
+from itertools import islice
 from typing import TYPE_CHECKING, Protocol
 
 from hygiene.detection import RULES, Rule
@@ -149,8 +150,12 @@ class PythonFinder:
                 haystack = lowered = data.lower() if lowered is None else lowered
             # A match starts `back` bytes before its needle; the needle must fit below `end`.
             end = min(len(data), cut + rule.back + len(needle) - 1)
-            found.extend((rule, pos) for pos in _needle_starts(haystack, needle, rare, at, end))
-        return found if len(found) <= DENSE else None
+            starts = _needle_starts(haystack, needle, rare, at, end)
+            # Past DENSE needles the bulk passes take over: stop collecting one by one.
+            found.extend((rule, pos) for pos in islice(starts, DENSE + 1 - len(found)))
+            if len(found) > DENSE:
+                return None
+        return found
 
 
 @functools.cache
