@@ -1,6 +1,6 @@
 """The project's scan settings: ``.hygiene.toml`` or ``[tool.hygiene]`` in ``pyproject.toml``.
 
-Found at the repository root (``git rev-parse --show-toplevel``, else the current folder);
+Found at the repository root (the git work tree's top folder, else the current folder);
 ``.hygiene.toml`` wins over ``pyproject.toml`` (a dedicated file is the more deliberate one).
 Keys (``.hygiene.toml`` holds them at its top level)::
 
@@ -23,7 +23,6 @@ quantifiers) is a :class:`~hygiene.errors.UsageError` naming the file and the ke
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from collections.abc import Mapping
@@ -32,16 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from hygiene.detection import TYPE_IDS
-from hygiene.errors import InputError, UsageError
-from hygiene.gitcmd import git_output
+from hygiene.errors import UsageError
 from hygiene.scan.findings import Finding
 from hygiene.scan.limits import DecodeLimits
 from hygiene.scan.matcher.allowlines import check_pattern
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - the 3.10 backport has the same API
-    import tomli as tomllib
 
 DEDICATED = ".hygiene.toml"
 PYPROJECT = "pyproject.toml"
@@ -64,13 +57,14 @@ class Settings:
 
 
 def repository_root(cwd: Path) -> Path:
-    """Where the settings file lives: the git work tree's top folder, else ``cwd``."""
-    try:
-        out = git_output(["-C", str(cwd), "rev-parse", "--show-toplevel"], "not a repository")
-    except InputError:
-        return cwd
-    top = out.rstrip(b"\n")
-    return Path(os.fsdecode(top)) if top else cwd
+    """Where the settings file lives: the top of the git work tree holding ``cwd`` (what
+    ``git rev-parse --show-toplevel`` prints: the nearest folder with a ``.git`` folder or
+    file, as in worktrees and submodules), else ``cwd``. Looked up without running git: a
+    pre-commit run would pay a process start for it."""
+    for folder in (cwd, *cwd.parents):
+        if (folder / ".git").exists():
+            return folder
+    return cwd
 
 
 def keeps(settings: Settings, finding: Finding) -> bool:
@@ -169,6 +163,12 @@ def _types(reader: _Reader) -> frozenset[str] | None:
 
 
 def _table(path: Path) -> tuple[dict[str, Any], str]:
+    # Imported here: a scan without a settings file never pays for the TOML parser.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - the 3.10 backport has the same API
+        import tomli as tomllib
+
     try:
         doc = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:

@@ -11,7 +11,6 @@ import fnmatch
 import gzip
 import os
 import stat
-import threading
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -153,6 +152,8 @@ def _open_raw(target: FileTarget, on_wait: Notice | None) -> BinaryIO:
     FIFO_NOTICE_SECONDS, ``on_wait`` hears that the scan is waiting (and for what)."""
     if not (target.fifo and on_wait):
         return open(target.fspath, "rb", buffering=0)
+    import threading  # here: only a FIFO needs a timer, and the import costs every scan
+
     note = f"{target.display}: waiting for a writer on FIFO (open it for writing, or Ctrl-C)"
     timer = threading.Timer(FIFO_NOTICE_SECONDS, on_wait, args=(note,))
     timer.daemon = True
