@@ -16,6 +16,7 @@ is seen whole exactly once. Memory stays at about two chunks whatever the stream
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -113,11 +114,14 @@ def _judge_needles(data: bytes, rule: Rule, needles: Candidates, found: list[Sec
     rejected, so are the others (text that repeats costs C loops, not a pattern run each).
     """
     back = rule.back
-    if len(needles) < _BATCH:
-        for pos, nxt in needles:
-            _judge(data, pos, rule, nxt - back, found)
+    # Needles without _CONTEXT bytes before them, and small sets, are judged one by one.
+    head = len(needles) if len(needles) < _BATCH else bisect_left(needles, (back + _CONTEXT,))
+    for pos, nxt in needles[:head]:
+        _judge(data, pos, rule, nxt - back, found)
+    needles = needles[head:]
+    if not needles:
         return
-    starts = [max(0, pos - back - _CONTEXT) for pos, _ in needles]
+    starts = [pos - back - _CONTEXT for pos, _ in needles]
     stops = [nxt - back for _, nxt in needles]
     keys = list(map(data.__getitem__, map(slice, starts, stops)))
     first = dict(zip(reversed(keys), reversed(needles), strict=True))  # each key's first pair

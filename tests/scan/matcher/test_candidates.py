@@ -115,3 +115,15 @@ def test_needles_that_never_complete_scan_in_linear_time(unit: bytes) -> None:
     assert first < 0.5
     assert second < 0.5 * 2
     assert second < 3 * first + 0.05
+
+
+def test_repeated_lines_holding_one_secret_are_each_reported() -> None:
+    # Needles whose surrounding bytes repeat are judged once per distinct text; a text that
+    # holds a secret is then judged at every place, so no repeated leak is lost.
+    session = new_session_token()
+    data = f"GET /x HTTP/1.1\nAuthorization: Bearer {session}\n".encode() * 300
+    for finder in (PythonFinder(), DenseFinder()):
+        for chunk in (1000, 1 << 20):
+            hits = scan_bytes(data, chunk, finder=finder)
+            assert [h.line for h in hits] == list(range(2, 601, 2))
+            assert {h.secret.token for h in hits} == {session}
