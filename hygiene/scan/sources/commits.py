@@ -88,9 +88,14 @@ class _GzBlobs:
         self.where.setdefault(sha, []).append((commit, path))
 
 
-def _gz_blobs(revisions: list[str], excluder: Excluder) -> _GzBlobs:
+def list_gz_blobs(revisions: list[str]) -> subprocess.Popen[bytes]:
+    """Start listing the ``.gz`` blobs the commits of ``revisions`` added or modified (a git
+    process that walks history on its own: started early, it runs beside the diff pass)."""
     args = ["log", "--format=%x00%H", "--raw", "--no-renames", "--no-abbrev", "-z"]
-    proc = _popen([*args, "--diff-filter=AM", *revisions, "--", "*.gz"])
+    return _popen([*args, "--diff-filter=AM", *revisions, "--", "*.gz"])
+
+
+def _gz_blobs(proc: subprocess.Popen[bytes], excluder: Excluder) -> _GzBlobs:
     assert proc.stdout is not None  # noqa: S101 - a PIPE
     found, commit, meta = _GzBlobs(), "", None
     for token in proc.stdout.read().split(b"\0"):
@@ -110,10 +115,13 @@ def _gz_blobs(revisions: list[str], excluder: Excluder) -> _GzBlobs:
 
 
 def scan_gz_blobs(
-    revisions: list[str], excluder: Excluder, result: ScanResult, allow_lines: AllowLines = ()
+    listing: subprocess.Popen[bytes],
+    excluder: Excluder,
+    result: ScanResult,
+    allow_lines: AllowLines = (),
 ) -> None:
-    """Findings in the ``.gz`` blobs the commits of ``revisions`` added or modified."""
-    blobs = _gz_blobs(revisions, excluder)
+    """Findings in the ``.gz`` blobs ``listing`` (see :func:`list_gz_blobs`) names."""
+    blobs = _gz_blobs(listing, excluder)
     if not blobs.where:
         return
     proc = subprocess.Popen(
@@ -164,4 +172,4 @@ def _scan_gz(
         result.detections.extend(detection_for(hit, path, commit=commit) for hit in hits)
 
 
-__all__ = ["scan_gz_blobs", "scan_messages"]
+__all__ = ["list_gz_blobs", "scan_gz_blobs", "scan_messages"]

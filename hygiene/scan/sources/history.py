@@ -21,7 +21,7 @@ from hygiene.errors import InputError, UsageError
 from hygiene.scan.findings import ScanResult, detection_for
 from hygiene.scan.matcher.engine import scan_bytes
 from hygiene.scan.matcher.needles import NEEDLES
-from hygiene.scan.sources.commits import scan_gz_blobs, scan_messages
+from hygiene.scan.sources.commits import list_gz_blobs, scan_gz_blobs, scan_messages
 from hygiene.scan.sources.files import Excluder
 from hygiene.scan.sources.one_file import AllowLines
 
@@ -140,12 +140,10 @@ def _added_lines(stream: IO[bytes], state: _DiffState) -> Iterator[bytes]:
             state.line += 1
 
 
-def scan_history(
-    excluder: Excluder, since: str | None = None, allow_lines: AllowLines = ()
-) -> ScanResult:
-    """Findings in every line added by the commits of all refs (or of ``--since REV``)."""
-    started = time.perf_counter()
-    result = ScanResult()
+def _scan_diffs(
+    since: str | None, excluder: Excluder, result: ScanResult, allow_lines: AllowLines
+) -> None:
+    """Findings in the added lines of ``git log -p`` (see the module's docstring)."""
     try:
         proc = subprocess.Popen(_git_log(since), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as exc:
@@ -168,8 +166,24 @@ def scan_history(
         reason = error[-1] if error else "git log failed"
         raise InputError(f"{{history}}: {reason}", options=("history",))
     result.files = len(seen)
+
+
+def scan_history(
+    excluder: Excluder, since: str | None = None, allow_lines: AllowLines = ()
+) -> ScanResult:
+    """Findings in every line added by the commits of all refs (or of ``--since REV``), in
+    their messages and in the ``.gz`` blobs they added."""
+    started = time.perf_counter()
+    result = ScanResult()
     revisions = history_args(since)
-    scan_messages(revisions, result, allow_lines)
-    scan_gz_blobs(revisions, excluder, result, allow_lines)
+    listing = list_gz_blobs(revisions)  # runs beside the diff pass
+    try:
+        _scan_diffs(since, excluder, result, allow_lines)
+        scan_messages(revisions, result, allow_lines)
+        scan_gz_blobs(listing, excluder, result, allow_lines)
+    finally:
+        if listing.poll() is None:
+            listing.kill()
+        listing.communicate()
     result.seconds = time.perf_counter() - started
     return result
