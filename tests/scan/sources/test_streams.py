@@ -11,11 +11,15 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.runner import scan_targets
 from tests.helpers import SecretGuard, run_hygiene
 
 HYGIENE = shlex.join([sys.executable, "-m", "hygiene"])
+# FIFOs, /dev/fd and bash's process substitution are POSIX things.
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX streams")
 
 
 def test_process_substitution_is_read_once(guard: SecretGuard, tmp_path: Path) -> None:
