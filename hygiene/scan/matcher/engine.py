@@ -19,6 +19,8 @@ import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter, sub
 
 from hygiene.detection import (
     AIC_PAT,
@@ -121,8 +123,9 @@ def _judge_needles(data: bytes, rule: Rule, needles: Candidates, found: list[Sec
     needles = needles[head:]
     if not needles:
         return
-    starts = [pos - back - _CONTEXT for pos, _ in needles]
-    stops = [nxt - back for _, nxt in needles]
+    # The keys by C loops (map, operator): each slice is data[pos - back - _CONTEXT : nxt - back].
+    starts = map(sub, map(itemgetter(0), needles), repeat(back + _CONTEXT))
+    stops = map(sub, map(itemgetter(1), needles), repeat(back))
     keys = list(map(data.__getitem__, map(slice, starts, stops)))
     first = dict(zip(reversed(keys), reversed(needles), strict=True))  # each key's first pair
     hit = set()
