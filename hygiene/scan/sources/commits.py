@@ -78,6 +78,32 @@ def scan_messages(revisions: list[str], result: ScanResult, allow_lines: AllowLi
     _finish(proc)
 
 
+class MessageScan:
+    """:func:`scan_messages` in a thread, beside the diff pass (both mostly wait for git):
+    :meth:`join` then adds its findings to a result, or raises what stopped it."""
+
+    def __init__(self, revisions: list[str], allow_lines: AllowLines = ()) -> None:
+        self.result = ScanResult()
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(revisions, allow_lines), daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, revisions: list[str], allow_lines: AllowLines) -> None:
+        try:
+            scan_messages(revisions, self.result, allow_lines)
+        except BaseException as exc:  # handed to the caller by join()
+            self.error = exc
+
+    def join(self, into: ScanResult) -> None:
+        self._thread.join()
+        if self.error is not None:
+            raise self.error
+        into.detections += self.result.detections
+        into.bytes += self.result.bytes
+
+
 @dataclass
 class _GzBlobs:
     """Each distinct ``.gz`` blob and the (commit, path) pairs that introduced it."""
@@ -172,4 +198,4 @@ def _scan_gz(
         result.detections.extend(detection_for(hit, path, commit=commit) for hit in hits)
 
 
-__all__ = ["list_gz_blobs", "scan_gz_blobs", "scan_messages"]
+__all__ = ["MessageScan", "list_gz_blobs", "scan_gz_blobs", "scan_messages"]

@@ -21,7 +21,7 @@ from hygiene.errors import InputError, UsageError
 from hygiene.scan.findings import ScanResult, detection_for
 from hygiene.scan.matcher.engine import scan_bytes
 from hygiene.scan.matcher.needles import NEEDLES
-from hygiene.scan.sources.commits import list_gz_blobs, scan_gz_blobs, scan_messages
+from hygiene.scan.sources.commits import MessageScan, list_gz_blobs, scan_gz_blobs
 from hygiene.scan.sources.files import Excluder
 from hygiene.scan.sources.one_file import AllowLines
 
@@ -176,10 +176,12 @@ def scan_history(
     started = time.perf_counter()
     result = ScanResult()
     revisions = history_args(since)
-    listing = list_gz_blobs(revisions)  # runs beside the diff pass
+    # The listing of .gz blobs and the messages run beside the diff pass.
+    listing = list_gz_blobs(revisions)
+    messages = MessageScan(revisions, allow_lines)
     try:
         _scan_diffs(since, excluder, result, allow_lines)
-        scan_messages(revisions, result, allow_lines)
+        messages.join(result)
         scan_gz_blobs(listing, excluder, result, allow_lines)
     finally:
         if listing.poll() is None:
