@@ -38,11 +38,17 @@ PAT_PREFIX: Final = "pat_AIC_"
 ELLIPSIS: Final = "…"
 ALLOW_MARKERS: Final = ("pragma: allowlist secret", "hygiene: allow")
 
-# The longest credential we report; longer runs (base64 blobs in binaries) are cut here so
-# the scanner's read-ahead stays bounded.
-MAX_TOKEN_LENGTH: Final = 4096
+# The longest credential we report (16 KiB: large JWTs are found whole); longer runs (base64
+# blobs in binaries) are cut here so the scanner's read-ahead stays bounded.
+MAX_TOKEN_LENGTH: Final = 16384
+# No secret any rule accepts is shorter (a PAT's secret part, a keyword-anchored credential):
+# the scanner skips a needle whose match could not hold that many characters.
+MIN_SECRET_LENGTH: Final = 8
 
-_PAT_BODY = r"[A-Za-z0-9_-]{8," + str(MAX_TOKEN_LENGTH) + "}"
+# The secret part: token characters, or `_` and `-` URL-encoded (`%5F`, `%2D`: a form body
+# or a logged query string encodes them), decoded in the reported token. Each repetition
+# is one character or one escape, never both, so the walk stays linear.
+_PAT_BODY = r"(?:[A-Za-z0-9_-]|%5[Ff]|%2[Dd]){8," + str(MAX_TOKEN_LENGTH) + "}"
 PAT_PATTERN: Final = r"pat_AIC_(?P<cred>" + _PAT_BODY + ")"
 # URL-encoded form (`pat%5FAIC%5F...`), as seen in logged query strings.
 _PAT_URLENCODED_PREFIX = r"pat%5[Ff]AIC%5[Ff]"
@@ -240,8 +246,22 @@ RULES: Final = (
 )
 
 
+_URL_ESCAPES: Final = {"%5F": "_", "%5f": "_", "%2D": "-", "%2d": "-"}
+_URL_ESCAPE = re.compile(r"%5[Ff]|%2[Dd]")
+
+
+def _url_decoded(body: str) -> str:
+    """A PAT's secret part with its URL-encoded ``_`` and ``-`` decoded."""
+    return _URL_ESCAPE.sub(lambda m: _URL_ESCAPES[m.group()], body) if "%" in body else body
+
+
 def _token_of(rule: Rule, cred: str) -> str:
-    return PAT_PREFIX + cred if rule.type_id == AIC_PAT else cred
+    return PAT_PREFIX + _url_decoded(cred) if rule.type_id == AIC_PAT else cred
+
+
+def _judged(rule: Rule, cred: str) -> str:
+    """What ``rule.accepts`` judges: a PAT's decoded secret part, a credential as it is."""
+    return _url_decoded(cred) if rule.type_id == AIC_PAT else cred
 
 
 def find_secrets(text: str) -> list[Secret]:
@@ -254,7 +274,7 @@ def find_secrets(text: str) -> list[Secret]:
     for rule in RULES:
         for m in rule.text.finditer(text):
             cred = m.group("cred")
-            if rule.accepts(cred):
+            if rule.accepts(_judged(rule, cred)):
                 start = m.start() if rule.type_id == AIC_PAT else m.start("cred")
                 found.append(Secret(rule.type_id, start, m.end("cred"), _token_of(rule, cred)))
     return drop_overlaps(found)
@@ -272,22 +292,36 @@ def drop_overlaps(found: list[Secret]) -> list[Secret]:
     return kept
 
 
-def iter_secrets_at(data: bytes | bytearray, pos: int, rule: Rule) -> Iterator[Secret]:
+def secret_at(
+    data: bytes | bytearray, pos: int, rule: Rule, limit: int | None = None
+) -> Secret | None:
     """The secret of ``rule`` whose needle was found at ``pos`` in ``data``, if any.
 
     The scanner's fast path: it locates a rule's needles and asks here. The match is anchored
-    at the keyword, so no pattern runs over text without a needle.
+    at the keyword, so no pattern runs over text without a needle. ``limit`` ends the text
+    the match may cover (the scanner passes where the rule's next needle starts, so each byte
+    is walked once per rule, whatever the input); a match is never longer than
+    ``MAX_TOKEN_LENGTH`` plus its keyword.
     """
     start = pos - rule.back
     if start < 0:
-        return
-    m = rule.data.match(data, start, min(len(data), start + 64 + MAX_TOKEN_LENGTH))
+        return None
+    end = min(len(data), start + 64 + MAX_TOKEN_LENGTH)
+    m = rule.data.match(data, start, end if limit is None else min(end, limit))
     if m is None:
-        return
+        return None
     cred = m.group("cred").decode("ascii")
-    if rule.accepts(cred):
-        begin = m.start() if rule.type_id == AIC_PAT else m.start("cred")
-        yield Secret(rule.type_id, begin, m.end("cred"), _token_of(rule, cred))
+    if not rule.accepts(_judged(rule, cred)):
+        return None
+    begin = m.start() if rule.type_id == AIC_PAT else m.start("cred")
+    return Secret(rule.type_id, begin, m.end("cred"), _token_of(rule, cred))
+
+
+def iter_secrets_at(data: bytes | bytearray, pos: int, rule: Rule) -> Iterator[Secret]:
+    """:func:`secret_at` as an iterator (zero or one secret)."""
+    found = secret_at(data, pos, rule)
+    if found is not None:
+        yield found
 
 
 def splice(text: str, spans: Iterable[tuple[int, int, str]]) -> str:

@@ -51,6 +51,14 @@ placeholder_credentials = st.one_of(
 # would be part of the token) and must not carry an allowlist marker.
 _no_marker = st.text().filter(lambda t: not any(m in t for m in ALLOW_MARKERS))
 text_before = _no_marker.filter(lambda t: not t or t[-1] not in PAT_ALPHABET)
-text_after = _no_marker.filter(lambda t: not t or t[0] not in PAT_ALPHABET)
+# `%5F` and `%2D` are `_` and `-` URL-encoded: inside a PAT they are part of it.
+_ESCAPES = ("%5f", "%2d")
+text_after = _no_marker.filter(
+    lambda t: not t or (t[0] not in PAT_ALPHABET and not t[:3].lower().startswith(_ESCAPES))
+)
 bytes_before = st.binary().filter(lambda b: not b or chr(b[-1]) not in PAT_ALPHABET)
-bytes_after = st.binary().filter(lambda b: not b or chr(b[0]) not in PAT_ALPHABET)
+bytes_after = st.binary().filter(
+    lambda b: (
+        not b or (chr(b[0]) not in PAT_ALPHABET and not b[:3].lower().startswith((b"%5f", b"%2d")))
+    )
+)

@@ -13,12 +13,19 @@ from tests.test_layout import PACKAGE, REPO_ROOT
 EXPORTS: dict[str, list[str]] = {
     "hygiene": ["DISTRIBUTION", "__version__"],
     "hygiene.api": [
+        "DEADLINE_VAR",
+        "BoundedTransport",
         "Config",
         "ControlPlaneClient",
         "CreatedPat",
         "Memberships",
+        "RetryPolicy",
+        "RetryTransport",
+        "check_bearer",
         "check_days",
         "load_config",
+        "mask_url",
+        "read_deadline",
         "tty_prompt",
     ],
     "hygiene.commands": [],
@@ -53,7 +60,13 @@ EXPORTS: dict[str, list[str]] = {
         "revoke_leaked",
     ],
     "hygiene.rules": ["FORMATS", "ExportRule", "RuleTranslationError", "export", "export_rules"],
-    "hygiene.scan": ["Detection", "Finding", "ScanRequest", "ScanResult", "run_scan"],
+    "hygiene.scan": [
+        "Detection",
+        "Finding",
+        "ScanRequest",
+        "ScanResult",
+        "run_scan",
+    ],
     "hygiene.scan.matcher": [
         "DEFAULT_CHUNK_SIZE",
         "Hit",
@@ -80,11 +93,13 @@ EXPORTS: dict[str, list[str]] = {
     "hygiene.testing": [
         "ControlPlane",
         "Fault",
+        "HostileServer",
         "RateLimit",
         "RecordedRequest",
         "State",
         "Switches",
         "running_control_plane",
+        "running_hostile_server",
     ],
     "hygiene.watch": [
         "Event",

@@ -21,11 +21,11 @@ from urllib.parse import quote
 import httpx
 
 from hygiene.api import logs
+from hygiene.api.answers import TRUNCATED
 from hygiene.api.auth import ORG_HEADER, SessionAuth, error_code, error_message
 from hygiene.api.config import Config, mask_url
 from hygiene.api.deadline import BoundedTransport
 from hygiene.api.endpoints import USER_AGENT
-from hygiene.api.limits import TRUNCATED
 from hygiene.api.ratelimit import RateGate
 from hygiene.api.transport import (
     DEFAULT_TIMEOUT,
@@ -283,6 +283,10 @@ class ControlPlaneClient:
             )
         finally:
             self.auth.forget()
+        if response.status_code == 401:
+            # It ended by itself on the way (expired in flight): nothing is left alive.
+            logs.info("logout: the session had already ended")
+            return
         if response.status_code != 204:
             raise self._fail(response, "logout")
         logs.info("logged out")

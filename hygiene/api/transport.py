@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import httpx
 
 from hygiene.api import deadline, logs
-from hygiene.api.limits import parse_retry_after, read_capped
+from hygiene.api.answers import parse_retry_after, read_capped
 from hygiene.api.ratelimit import RateGate
 
 Clock = Callable[[], float]

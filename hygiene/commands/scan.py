@@ -13,15 +13,24 @@ import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 
 from hygiene.atomic import write_atomically
 from hygiene.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, one_line
 from hygiene.scan.findings import Finding, ScanResult
+from hygiene.scan.limits import DecodeLimits
 from hygiene.scan.reports.baseline import load_baseline, write_baseline
 from hygiene.scan.reports.formats import FORMATS, render
 from hygiene.scan.request import ScanRequest, run_scan
+from hygiene.scan.settings import (
+    Settings,
+    keeps,
+    load_settings,
+    repository_root,
+    settings_file,
+)
 
 
 @dataclass(frozen=True)
@@ -63,16 +72,22 @@ def _verified(result: ScanResult, options: ReportOptions, env: Mapping[str, str]
 
 
 def execute(
-    request: ScanRequest, options: ReportOptions, env: Mapping[str, str] | None = None
+    request: ScanRequest,
+    options: ReportOptions,
+    env: Mapping[str, str] | None = None,
+    settings: Settings | None = None,
 ) -> int:
-    """Run ``request`` and report per ``options``; return the exit status."""
+    """Run ``request`` and report per ``options`` and the project's ``settings`` (types,
+    allowed fingerprints, allowlisted paths); return the exit status."""
+    settings = settings or Settings()
     if options.only_live and not options.verify:
         raise UsageError("--only-live needs --verify")
     known = load_baseline(options.baseline) if options.baseline else frozenset()
     result = run_scan(dataclasses.replace(request, keep_secrets=options.verify))
-    found = result.findings
+    found = [f for f in result.findings if keeps(settings, f)]
     if options.verify:
-        found = _verified(result, options, os.environ if env is None else env)
+        verified = _verified(result, options, os.environ if env is None else env)
+        found = [f for f in verified if keeps(settings, f)]
     reported = [f for f in found if f.fingerprint not in known]
     if options.write_baseline:
         write_baseline(options.write_baseline, (f.fingerprint for f in found))
@@ -90,6 +105,20 @@ def execute(
     return EXIT_ERROR if result.errors else EXIT_OK
 
 
+def _notice(note: str) -> None:
+    print(f"hygiene: {note}", file=sys.stderr, flush=True)
+
+
+def project_settings(config: str | None, no_config: bool) -> Settings:
+    """``--config FILE``, else the repository root's settings file; none with ``--no-config``."""
+    if config and no_config:
+        raise UsageError("--config and --no-config cannot be combined")
+    if no_config:
+        return Settings()
+    path = Path(config) if config else settings_file(repository_root(Path.cwd()))
+    return load_settings(path) if path else Settings()
+
+
 @click.command(help="Find leaked pat_AIC_ tokens and bearer credentials in files or git.")
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--staged", is_flag=True, help="Scan the staged content (the git index).")
@@ -103,6 +132,13 @@ def execute(
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip matching paths (repeatable).")
 @click.option("--verify", is_flag=True, help="Ask AIC_BASE_URL whether each PAT found is live.")
 @click.option("--only-live", is_flag=True, help="With --verify: report live PATs only.")
+@click.option(
+    "--config",
+    metavar="FILE",
+    help="Settings file to use (default: .hygiene.toml or pyproject.toml's [tool.hygiene] "
+    "at the repository root).",
+)
+@click.option("--no-config", is_flag=True, help="Ignore any settings file.")
 def command(
     paths: tuple[str, ...],
     staged: bool,
@@ -116,7 +152,20 @@ def command(
     exclude: tuple[str, ...],
     verify: bool,
     only_live: bool,
+    config: str | None,
+    no_config: bool,
 ) -> int:
-    request = ScanRequest(paths, staged, all_files, history, since, exclude)
+    settings = project_settings(config, no_config)
+    request = ScanRequest(
+        paths,
+        staged,
+        all_files,
+        history,
+        since,
+        excludes=settings.excludes + exclude,  # --exclude adds to the file's globs
+        limits=settings.limits or DecodeLimits(),
+        allow_lines=settings.allow_lines,
+        on_wait=_notice,
+    )
     options = ReportOptions(fmt, output, baseline, write_baseline, verify, only_live)
-    return execute(request, options)
+    return execute(request, options, settings=settings)

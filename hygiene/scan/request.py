@@ -6,6 +6,7 @@ The one function other parts call (``hygiene scan``, ``revoke-leaked --scan``, `
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -15,8 +16,14 @@ from hygiene.errors import UsageError
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
-from hygiene.scan.sources.files import Excluder, check_usage, collect_paths, tracked_files
-from hygiene.scan.sources.one_file import scan_stream
+from hygiene.scan.sources.files import (
+    Excluder,
+    Notice,
+    check_usage,
+    collect_paths,
+    tracked_files,
+)
+from hygiene.scan.sources.one_file import AllowLines, scan_stream
 from hygiene.scan.sources.runner import merge, scan_targets
 
 STDIN = "-"
@@ -37,6 +44,10 @@ class ScanRequest:
     keep_secrets: bool = False
     chunk_size: int = DEFAULT_CHUNK_SIZE
     limits: DecodeLimits = field(default_factory=DecodeLimits)
+    # The settings' line allowlist (bytes regexes, searched near findings only).
+    allow_lines: tuple[re.Pattern[bytes], ...] = ()
+    # Told (one line) when the scan waits, e.g. for a writer to open a FIFO named as a path.
+    on_wait: Notice | None = field(default=None, compare=False)
 
 
 def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
@@ -49,11 +60,11 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
     if request.staged:
         from hygiene.scan.sources.staged import scan_staged
 
-        return scan_staged(excluder, request.chunk_size)
+        return scan_staged(excluder, request.chunk_size, request.allow_lines)
     if request.history:
         from hygiene.scan.sources.history import scan_history
 
-        return scan_history(excluder, request.since)
+        return scan_history(excluder, request.since, request.allow_lines)
     errors: list[str] = []
     if request.all_files:
         targets = tracked_files(excluder)
@@ -61,19 +72,26 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
         paths = [p for p in request.paths or (".",) if p != STDIN]
         targets = collect_paths(paths, excluder, errors)
     parts = [
-        scan_targets(targets, chunk_size=request.chunk_size, keep_secrets=request.keep_secrets)
+        scan_targets(
+            targets,
+            chunk_size=request.chunk_size,
+            keep_secrets=request.keep_secrets,
+            on_wait=request.on_wait,
+            allow_lines=request.allow_lines,
+        )
     ]
     parts[0].errors[:0] = errors
     if STDIN in request.paths:
-        parts.append(_scan_stdin(stdin or sys.stdin.buffer, request.chunk_size))
+        stream = stdin or sys.stdin.buffer
+        parts.append(_scan_stdin(stream, request.chunk_size, request.allow_lines))
     return merge(parts)
 
 
-def _scan_stdin(stream: BinaryIO, chunk_size: int) -> ScanResult:
+def _scan_stdin(stream: BinaryIO, chunk_size: int, allow_lines: AllowLines) -> ScanResult:
     started = time.perf_counter()
     result = ScanResult()
     try:
-        scan_stream(stream, STDIN_DISPLAY, result, chunk_size)
+        scan_stream(stream, STDIN_DISPLAY, result, chunk_size, allow_lines=allow_lines)
         result.files = 1
     except OSError as exc:
         result.errors.append(f"{STDIN_DISPLAY}: {exc.strerror or exc}")

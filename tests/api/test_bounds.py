@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from hygiene.api.answers import TRUNCATED, parse_retry_after
 from hygiene.api.config import check_base_url, load_config, mask_url, read_deadline
-from hygiene.api.limits import TRUNCATED, parse_retry_after
 from hygiene.api.ratelimit import RateGate
 from hygiene.api.transport import RetryPolicy, RetryTransport
 from hygiene.errors import ApiError, UsageError

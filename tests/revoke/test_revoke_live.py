@@ -91,8 +91,11 @@ def test_faults_together_every_id_revoked_then_rerun_is_harmless(
     assert recorded[-1].status == 204
     refreshes = [n for n, r in enumerate(recorded) if r.path == API + "/auth/refresh"]
     answered_404 = [n for n in refreshes if recorded[n].status == 404]
-    assert len(answered_404) == 1  # refresh was tried until it answered 404, never after
-    assert refreshes[-1] == answered_404[0]
+    # Refresh is never tried after it answered 404. Whether the run renews by refresh at all
+    # depends on where the 401 in the middle falls against the 2 s lifetime on a busy machine;
+    # test_refresh_404_means_login_and_never_refresh_again pins the sequence on a fake clock.
+    assert len(answered_404) <= 1
+    assert not answered_404 or refreshes[-1] == answered_404[0]
     assert [r.status for r in recorded].count(401) >= 1  # the 401 in the middle of the run
     assert paths.count(("POST", API + "/auth/login")) >= 3  # first, after 404, after the 401
     check_headers(control_plane)

@@ -15,16 +15,28 @@ is seen whole exactly once. Memory stays at about two chunks whatever the stream
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import re
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter, sub
 
 from hygiene.detection import (
+    AIC_PAT,
     MAX_TOKEN_LENGTH,
+    MIN_SECRET_LENGTH,
+    PAT_PREFIX,
+    RULES,
+    Rule,
     Secret,
     drop_overlaps,
     is_allowlisted,
-    iter_secrets_at,
+    secret_at,
 )
+from hygiene.scan.matcher.allowlines import line_allowed
+from hygiene.scan.matcher.candidates import Candidates, candidates
+from hygiene.scan.matcher.fields import field_end, is_sqlite
 from hygiene.scan.matcher.linecount import LineCounter, Recount
 from hygiene.scan.matcher.needles import NeedleFinder, PythonFinder
 
@@ -65,12 +77,75 @@ def safe_cut(data: bytes, cut: int) -> int:
     return max(cut, 0)
 
 
-def _secrets_before(data: bytes, cut: int, finder: NeedleFinder) -> list[Secret]:
-    """Secrets in ``data`` whose match starts before ``cut``, in order, without overlaps."""
+# A needle's verdict depends only on the bytes from _CONTEXT before its match (room for any
+# lookbehind a pattern may hold) to the rule's next needle: where a chunk holds at least
+# _BATCH needles of a rule, they are grouped by those bytes and each group judged once.
+_CONTEXT = 32
+_BATCH = 32
+
+
+def _secrets_before(
+    data: bytes, cut: int, finder: NeedleFinder, sqlite: bool = False
+) -> list[Secret]:
+    """Secrets in ``data`` whose match starts before ``cut``, in order, without overlaps
+    (work bounded whatever the input: see :mod:`~hygiene.scan.matcher.candidates`). In a
+    SQLite stream, a PAT ends where its row's header says its text field ends."""
     found: list[Secret] = []
-    for rule, pos in finder.find(data, cut):
-        found.extend(iter_secrets_at(data, pos, rule))
+    for rule, pairs in candidates(data, cut, finder):
+        if pairs:
+            _judge_needles(data, rule, pairs, found)
+    if sqlite:
+        found = [_within_field(data, secret) for secret in found]
     return drop_overlaps(found) if len(found) > 1 else found
+
+
+def _within_field(data: bytes, secret: Secret) -> Secret:
+    if secret.type_id != AIC_PAT:
+        return secret
+    end = field_end(data, secret.start, secret.end, len(PAT_PREFIX) + MIN_SECRET_LENGTH)
+    if end is None:
+        return secret
+    rule = next(
+        r for r in RULES if r.type_id == AIC_PAT and data.startswith(r.needles[0], secret.start)
+    )
+    return secret_at(data, secret.start, rule, end) or secret
+
+
+def _judge_needles(data: bytes, rule: Rule, needles: Candidates, found: list[Secret]) -> None:
+    """Run ``rule`` at each (needle, next needle) pair; append the secrets to ``found``.
+
+    Pairs whose deciding bytes are equal (see _CONTEXT) are judged once: where that one is
+    rejected, so are the others (text that repeats costs C loops, not a pattern run each).
+    """
+    back = rule.back
+    # Needles without _CONTEXT bytes before them, and small sets, are judged one by one.
+    head = len(needles) if len(needles) < _BATCH else bisect_left(needles, (back + _CONTEXT,))
+    for pos, nxt in needles[:head]:
+        _judge(data, pos, rule, nxt - back, found)
+    needles = needles[head:]
+    if not needles:
+        return
+    # The keys by C loops (map, operator): each slice is data[pos - back - _CONTEXT : nxt - back].
+    starts = map(sub, map(itemgetter(0), needles), repeat(back + _CONTEXT))
+    stops = map(sub, map(itemgetter(1), needles), repeat(back))
+    keys = list(map(data.__getitem__, map(slice, starts, stops)))
+    first = dict(zip(reversed(keys), reversed(needles), strict=True))  # each key's first pair
+    hit = set()
+    for key, (pos, nxt) in first.items():
+        if _judge(data, pos, rule, nxt - back, found):
+            hit.add(key)
+    if hit:  # a key holding a secret: every pair with that key is judged
+        for key, (pos, nxt) in zip(keys, needles, strict=True):
+            if key in hit and first[key] != (pos, nxt):
+                _judge(data, pos, rule, nxt - back, found)
+
+
+def _judge(data: bytes, pos: int, rule: Rule, limit: int, found: list[Secret]) -> bool:
+    secret = secret_at(data, pos, rule, limit)
+    if secret is None:
+        return False
+    found.append(secret)
+    return True
 
 
 class StreamScanner:
@@ -84,11 +159,14 @@ class StreamScanner:
         *,
         full_count: bool = True,
         finder: NeedleFinder | None = None,
+        allow_lines: Sequence[re.Pattern[bytes]] = (),
     ) -> None:
         if chunk_size < 1:
             raise ValueError("chunk_size must be positive")
         self.chunk_size = chunk_size
         self.finder = finder or PythonFinder()
+        # The settings' line allowlist: searched near each finding only (see allowlines).
+        self.allow_lines = tuple(allow_lines)
         self.full_count = full_count
         self.bytes_read = 0
         self.newlines = 0
@@ -105,13 +183,16 @@ class StreamScanner:
         reported_end = 0  # stream offset where the last hit ended
         lines = LineCounter(recount)  # the newlines in the stream before data[0]
         lines.eager = self.full_count  # all will be counted: best while each chunk is hot
+        sqlite = False  # a SQLite database: its rows' headers end the PATs in them
         while True:
             chunk = read(self.chunk_size)
             self.bytes_read += len(chunk)
             data = carry + chunk if carry else chunk
             cut = self._cut(data, final=not chunk)
+            if base == 0:  # no cut holds a newline in the magic's 16 bytes: data holds them
+                sqlite = is_sqlite(data[:16])
             if cut:
-                secrets = _secrets_before(data, cut, self.finder)
+                secrets = _secrets_before(data, cut, self.finder, sqlite)
                 counted_to = 0
                 if secrets:
                     line = 1 + lines.total()
@@ -140,7 +221,7 @@ class StreamScanner:
         """What :meth:`scan` yields for a stream of exactly ``data``, in one round (a small
         file read whole skips the streaming machinery)."""
         self.bytes_read += len(data)
-        secrets = _secrets_before(data, len(data), self.finder)
+        secrets = _secrets_before(data, len(data), self.finder, is_sqlite(data[:16]))
         if self.full_count:
             self.newlines = data.count(b"\n")
             self.counted_all = True
@@ -155,9 +236,14 @@ class StreamScanner:
             return nl + 1
         return safe_cut(data, len(data) - WINDOW)
 
-    @staticmethod
     def _hits(
-        secrets: list[Secret], data: bytes, base: int, line: int, col_base: int, reported_end: int
+        self,
+        secrets: list[Secret],
+        data: bytes,
+        base: int,
+        line: int,
+        col_base: int,
+        reported_end: int,
     ) -> list[Hit]:
         """The hits among ``secrets`` (found in ``data``, whose first line is ``line``).
 
@@ -171,7 +257,13 @@ class StreamScanner:
                 continue
             line_start = data.rfind(b"\n", 0, secret.start) + 1
             line_end = data.find(b"\n", secret.end)
-            if is_allowlisted(data[line_start : line_end if line_end != -1 else len(data)]):
+            text = data[line_start : line_end if line_end != -1 else len(data)]
+            if is_allowlisted(text):
+                continue
+            where = secret.start - line_start
+            if self.allow_lines and line_allowed(
+                text, where, secret.end - line_start, self.allow_lines
+            ):
                 continue
             line += data.count(b"\n", counted_to, secret.start)
             counted_to = secret.start
@@ -184,7 +276,10 @@ class StreamScanner:
 
 
 def scan_bytes(
-    data: bytes, chunk_size: int = DEFAULT_CHUNK_SIZE, finder: NeedleFinder | None = None
+    data: bytes,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    finder: NeedleFinder | None = None,
+    allow_lines: Sequence[re.Pattern[bytes]] = (),
 ) -> list[Hit]:
     """Every secret in ``data`` (convenience for callers holding a small buffer)."""
     view = memoryview(data)
@@ -196,4 +291,5 @@ def scan_bytes(
         offset += len(piece)
         return piece
 
-    return list(StreamScanner(chunk_size, full_count=False, finder=finder).scan(read))
+    scanner = StreamScanner(chunk_size, full_count=False, finder=finder, allow_lines=allow_lines)
+    return list(scanner.scan(read))

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
+from itertools import islice
 from typing import TYPE_CHECKING, Protocol
 
 from hygiene.detection import RULES, Rule
@@ -35,12 +36,19 @@ NEEDLES: tuple[tuple[Rule, bytes], ...] = tuple(
 SMALL_INPUT = 4 << 20
 
 
+# More needles than this in one buffer make it "dense" (an adversarial input, or a file of
+# keywords): reporting them one Python callback at a time would cost more than the bulk passes
+# of hygiene.scan.matcher.dense, which are C loops (bytes.split) whatever the count.
+DENSE = 128
+
+
 class NeedleFinder(Protocol):
     """Locates the rules' needles in a buffer."""
 
-    def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]]:
+    def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]] | None:
         """Every needle occurrence in ``data`` whose match would start before ``cut``: its
-        rule and the needle's offset, in no particular order."""
+        rule and the needle's offset, in no particular order; or None when there are more
+        than :data:`DENSE` of them (then :mod:`~hygiene.scan.matcher.dense` locates them in bulk)."""
         ...
 
 
@@ -111,11 +119,23 @@ def _may_hold(data: bytes, prefilter: tuple[bytes, ...]) -> bool:
     return True
 
 
+def needles_in(data: bytes, lowered: bytes | None) -> dict[Rule, list[bytes]]:
+    """Per rule, its needles that ``data`` holds (caseless ones looked for in ``lowered``,
+    an ASCII-lowercased copy). The memchr prefilters first: ``bytes.__contains__`` alone can
+    take a millisecond on a 64 KiB chunk that nearly holds a needle, a memchr microseconds."""
+    present: dict[Rule, list[bytes]] = {}
+    for rule, needle, prefilter, _rare, _at in _PREFILTERS:
+        haystack = lowered if rule.caseless and lowered is not None else data
+        if _may_hold(data, prefilter) and needle in haystack:
+            present.setdefault(rule, []).append(needle)
+    return present
+
+
 class PythonFinder:
     """Needles located with ``bytes.find``, one needle at a time, behind memchr prefilters;
     caseless needles in a lowercased copy of the buffer, made only when one may be there."""
 
-    def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]]:
+    def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]] | None:
         found: list[tuple[Rule, int]] = []
         lowered: bytes | None = None
         for rule, needle, prefilter, rare, at in _PREFILTERS:
@@ -130,7 +150,11 @@ class PythonFinder:
                 haystack = lowered = data.lower() if lowered is None else lowered
             # A match starts `back` bytes before its needle; the needle must fit below `end`.
             end = min(len(data), cut + rule.back + len(needle) - 1)
-            found.extend((rule, pos) for pos in _needle_starts(haystack, needle, rare, at, end))
+            starts = _needle_starts(haystack, needle, rare, at, end)
+            # Past DENSE needles the bulk passes take over: stop collecting one by one.
+            found.extend((rule, pos) for pos in islice(starts, DENSE + 1 - len(found)))
+            if len(found) > DENSE:
+                return None
         return found
 
 
@@ -164,14 +188,21 @@ class HyperscanFinder:
         self._db = _database()
         self._scratch = hyperscan.Scratch(self._db)
 
-    def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]]:
+    def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]] | None:
+        import hyperscan
+
         ends: list[tuple[int, int]] = []
 
-        def collect(needle_id: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            # Hyperscan reports where each literal ends; returning None lets the scan go on.
+        def collect(needle_id: int, _start: int, end: int, _flags: int, _ctx: object) -> bool:
+            # Hyperscan reports where each literal ends; returning True stops the scan: past
+            # DENSE needles, one callback each costs more than the bulk passes.
             ends.append((needle_id, end))
+            return len(ends) > DENSE
 
-        self._db.scan(data, match_event_handler=collect, scratch=self._scratch)
+        try:
+            self._db.scan(data, match_event_handler=collect, scratch=self._scratch)
+        except hyperscan.ScanTerminated:
+            return None
         found: list[tuple[Rule, int]] = []
         for needle_id, end in ends:
             rule, length, back = _SHAPES[needle_id]
@@ -197,10 +228,12 @@ def finder_for(size: int | None) -> NeedleFinder:
 
 
 __all__ = [
+    "DENSE",
     "NEEDLES",
     "HyperscanFinder",
     "NeedleFinder",
     "PythonFinder",
     "finder_for",
     "hyperscan_available",
+    "needles_in",
 ]

@@ -12,7 +12,7 @@ import gzip
 import os
 import stat
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -26,11 +26,16 @@ GZIP_ERRORS: tuple[type[BaseException], ...] = (gzip.BadGzipFile, EOFError, zlib
 
 @dataclass(frozen=True)
 class FileTarget:
-    """One file to scan: ``display`` is what reports show, ``fspath`` what is opened."""
+    """One file to scan: ``display`` is what reports show, ``fspath`` what is opened.
+
+    ``stream``: a pipe, FIFO (``<(cmd)``, ``/dev/fd/N``) or character device, whose bytes
+    can be read once only: opened once, read to its end, never reopened or split."""
 
     display: str
     fspath: str
     size: int
+    stream: bool = False
+    fifo: bool = False
 
     @property
     def gzipped(self) -> bool:
@@ -110,7 +115,11 @@ def collect_paths(paths: Sequence[str], excluder: Excluder, errors: list[str]) -
         if stat.S_ISDIR(st.st_mode):
             targets.extend(walk(path, excluder, errors))
         elif not excluder.excludes(path):
-            targets.append(FileTarget(path, path, st.st_size))
+            # A path named on the command line is read whatever it is: a pipe or FIFO
+            # (process substitution), a character device, a regular file.
+            fifo = stat.S_ISFIFO(st.st_mode)
+            stream = fifo or stat.S_ISCHR(st.st_mode) or stat.S_ISSOCK(st.st_mode)
+            targets.append(FileTarget(path, path, st.st_size, stream, fifo))
     return targets
 
 
@@ -133,14 +142,37 @@ def tracked_files(excluder: Excluder) -> list[FileTarget]:
     return targets
 
 
+# How long opening a FIFO may block before the user is told why the scan waits.
+FIFO_NOTICE_SECONDS = 0.2
+Notice = Callable[[str], None]
+
+
+def _open_raw(target: FileTarget, on_wait: Notice | None) -> BinaryIO:
+    """Open ``target`` once. Opening a FIFO blocks until a writer opens it; past
+    FIFO_NOTICE_SECONDS, ``on_wait`` hears that the scan is waiting (and for what)."""
+    if not (target.fifo and on_wait):
+        return open(target.fspath, "rb", buffering=0)
+    import threading  # here: only a FIFO needs a timer, and the import costs every scan
+
+    note = f"{target.display}: waiting for a writer on FIFO (open it for writing, or Ctrl-C)"
+    timer = threading.Timer(FIFO_NOTICE_SECONDS, on_wait, args=(note,))
+    timer.daemon = True
+    timer.start()
+    try:
+        return open(target.fspath, "rb", buffering=0)
+    finally:
+        timer.cancel()
+
+
 @contextmanager
-def open_target(target: FileTarget) -> Iterator[BinaryIO]:
-    """The file's bytes, decompressed for ``*.gz``; OSError propagates to the caller."""
-    if target.gzipped:
-        with gzip.open(target.fspath, "rb") as gz:
-            yield gz  # type: ignore[misc]  # GzipFile is a BinaryIO in practice
-    else:
-        with open(target.fspath, "rb", buffering=0) as raw:
+def open_target(target: FileTarget, on_wait: Notice | None = None) -> Iterator[BinaryIO]:
+    """The file's bytes, decompressed for ``*.gz``, opened once (a stream cannot be opened
+    twice); OSError propagates to the caller."""
+    with _open_raw(target, on_wait) as raw:
+        if target.gzipped:
+            with gzip.GzipFile(fileobj=raw, mode="rb") as gz:
+                yield gz  # type: ignore[misc]  # GzipFile is a BinaryIO in practice
+        else:
             yield raw
 
 

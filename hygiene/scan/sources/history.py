@@ -2,11 +2,14 @@
 
 git itself selects the commits and files worth reading (``-G`` with the rules' needles), so
 Python parses only diffs that can hold a finding; added lines are scanned with the same engine
-and carry the commit id and their line number in that commit's version of the file.
+and carry the commit id and their line number in that commit's version of the file. Commit
+messages and ``.gz`` blobs, which the diffs do not show, are read by
+:mod:`~hygiene.scan.sources.commits`.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import time
@@ -18,7 +21,9 @@ from hygiene.errors import InputError, UsageError
 from hygiene.scan.findings import ScanResult, detection_for
 from hygiene.scan.matcher.engine import scan_bytes
 from hygiene.scan.matcher.needles import NEEDLES
+from hygiene.scan.sources.commits import MessageScan, list_gz_blobs, scan_gz_blobs
 from hygiene.scan.sources.files import Excluder
+from hygiene.scan.sources.one_file import AllowLines
 
 
 def history_args(since: str | None) -> list[str]:
@@ -80,11 +85,39 @@ def _git_log(since: str | None) -> list[str]:
     ]
 
 
-def _unquote(raw: bytes) -> str:
-    text = raw.decode("utf-8", "surrogateescape")
-    if text.startswith('"') and text.endswith('"'):
-        text = text[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
-    return text
+# git's C quoting: a backslash and a letter for these bytes (others as three octal digits).
+_C_ESCAPES = dict(zip(b'abtnvfr"\\', b'\a\b\t\n\v\f\r"\\', strict=True))
+
+
+def _c_unquote(quoted: bytes) -> bytes:
+    """The bytes of a C-quoted git path (``"a\\tb\\303\\251"``, quotes removed)."""
+    out = bytearray()
+    i = 0
+    while i < len(quoted):
+        byte = quoted[i]
+        if byte == 92 and i + 1 < len(quoted):  # a backslash
+            nxt = quoted[i + 1]
+            if 48 <= nxt <= 55:  # octal: exactly three digits
+                out.append(int(quoted[i + 1 : i + 4], 8))
+                i += 4
+                continue
+            out.append(_C_ESCAPES.get(nxt, nxt))
+            i += 2
+            continue
+        out.append(byte)
+        i += 1
+    return bytes(out)
+
+
+def diff_path(raw: bytes) -> str:
+    """The path of a ``+++ b/PATH`` line's ``b/PATH`` part, exact: git appends a tab to a
+    name holding a space and C-quotes names with control characters, quotes or backslashes;
+    other bytes (non-UTF-8 ones too) are the name's own, kept as ``os.fsdecode`` keeps them
+    when files are walked."""
+    raw = raw.removesuffix(b"\n").removesuffix(b"\t")
+    if raw.startswith(b'"') and raw.endswith(b'"') and len(raw) >= 2:
+        raw = _c_unquote(raw[1:-1])
+    return os.fsdecode(raw.removeprefix(b"b/"))
 
 
 def _added_lines(stream: IO[bytes], state: _DiffState) -> Iterator[bytes]:
@@ -97,7 +130,7 @@ def _added_lines(stream: IO[bytes], state: _DiffState) -> Iterator[bytes]:
         elif state.in_header:
             if raw.startswith(b"+++ "):
                 target = raw[4:].rstrip(b"\n")
-                state.path = None if target == b"/dev/null" else _unquote(target)[2:]
+                state.path = None if target == b"/dev/null" else diff_path(target)
             elif m := _HUNK.match(raw):
                 state.in_header, state.line = False, int(m.group(1))
         elif m := _HUNK.match(raw):
@@ -107,10 +140,10 @@ def _added_lines(stream: IO[bytes], state: _DiffState) -> Iterator[bytes]:
             state.line += 1
 
 
-def scan_history(excluder: Excluder, since: str | None = None) -> ScanResult:
-    """Findings in every line added by the commits of all refs (or of ``--since REV``)."""
-    started = time.perf_counter()
-    result = ScanResult()
+def _scan_diffs(
+    since: str | None, excluder: Excluder, result: ScanResult, allow_lines: AllowLines
+) -> None:
+    """Findings in the added lines of ``git log -p`` (see the module's docstring)."""
     try:
         proc = subprocess.Popen(_git_log(since), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as exc:
@@ -125,7 +158,7 @@ def scan_history(excluder: Excluder, since: str | None = None) -> ScanResult:
         seen.add((state.commit, state.path))
         if not _holds_needle(content):
             continue
-        for hit in scan_bytes(content):
+        for hit in scan_bytes(content, allow_lines=allow_lines):
             found = detection_for(hit, state.path, line=state.line, commit=state.commit)
             result.detections.append(found)
     error = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
@@ -133,5 +166,26 @@ def scan_history(excluder: Excluder, since: str | None = None) -> ScanResult:
         reason = error[-1] if error else "git log failed"
         raise InputError(f"{{history}}: {reason}", options=("history",))
     result.files = len(seen)
+
+
+def scan_history(
+    excluder: Excluder, since: str | None = None, allow_lines: AllowLines = ()
+) -> ScanResult:
+    """Findings in every line added by the commits of all refs (or of ``--since REV``), in
+    their messages and in the ``.gz`` blobs they added."""
+    started = time.perf_counter()
+    result = ScanResult()
+    revisions = history_args(since)
+    # The listing of .gz blobs and the messages run beside the diff pass.
+    listing = list_gz_blobs(revisions)
+    messages = MessageScan(revisions, allow_lines)
+    try:
+        _scan_diffs(since, excluder, result, allow_lines)
+        messages.join(result)
+        scan_gz_blobs(listing, excluder, result, allow_lines)
+    finally:
+        if listing.poll() is None:
+            listing.kill()
+        listing.communicate()
     result.seconds = time.perf_counter() - started
     return result

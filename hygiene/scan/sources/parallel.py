@@ -20,7 +20,7 @@ from hygiene.scan.matcher.engine import StreamScanner
 from hygiene.scan.matcher.linecount import file_recount
 from hygiene.scan.matcher.needles import finder_for
 from hygiene.scan.sources.files import FileTarget
-from hygiene.scan.sources.one_file import scan_target
+from hygiene.scan.sources.one_file import AllowLines, scan_target
 
 # A file's byte range whose newlines are to be counted: path, start, end.
 _Job = tuple[str, int, int]
@@ -127,11 +127,12 @@ def count_range(args: _Job) -> int:
     return file_recount(path)(start, end)
 
 
-def _scan_range(unit: Unit, chunk_size: int) -> UnitResult:
+def _scan_range(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitResult:
     target = unit.targets[0]
     # Lines are counted only once a secret shows up: a range without one (most of a big
     # binary) is counted later, and only if a range after it needs the count.
-    scanner = StreamScanner(chunk_size, full_count=False, finder=finder_for(unit.size))
+    finder = finder_for(unit.size)
+    scanner = StreamScanner(chunk_size, full_count=False, finder=finder, allow_lines=allow_lines)
     whole = file_recount(target.fspath)
 
     def recount(start: int, stop: int) -> int:
@@ -151,19 +152,21 @@ def _scan_range(unit: Unit, chunk_size: int) -> UnitResult:
     return UnitResult(unit, findings, errors, files, scanner.bytes_read, newlines)
 
 
-def _scan_batch(unit: Unit, chunk_size: int) -> UnitResult:
+def _scan_batch(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitResult:
     result = ScanResult()
     finder = finder_for(unit.size)
     for target in unit.targets:
-        scan_target(target, result, chunk_size, finder)
+        scan_target(target, result, chunk_size, finder, allow_lines=allow_lines)
     findings = [d.finding for d in result.detections]
     return UnitResult(unit, findings, result.errors, result.files, result.bytes, 0)
 
 
-def run_unit(args: tuple[Unit, int]) -> UnitResult:
+def run_unit(args: tuple[Unit, int, AllowLines]) -> UnitResult:
     """Worker entry point (module level, so it pickles)."""
-    unit, chunk_size = args
-    return _scan_range(unit, chunk_size) if unit.is_range else _scan_batch(unit, chunk_size)
+    unit, chunk_size, allow = args
+    if unit.is_range:
+        return _scan_range(unit, chunk_size, allow)
+    return _scan_batch(unit, chunk_size, allow)
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -193,8 +196,10 @@ def _count_missing(files: list[list[UnitResult]], mapper: Mapper) -> None:
         r.newlines = newlines
 
 
-def _run(units: list[Unit], workers: int, chunk_size: int) -> list[UnitResult]:
-    args = [(u, chunk_size) for u in units]
+def _run(
+    units: list[Unit], workers: int, chunk_size: int, allow_lines: AllowLines = ()
+) -> list[UnitResult]:
+    args = [(u, chunk_size, allow_lines) for u in units]
     if len(units) == 1:
         done = [run_unit(args[0])]
         _count_missing(_ranges_by_file(done), _serial_map)
@@ -210,14 +215,18 @@ def _serial_map(fn: Callable[[_Job], int], jobs: list[_Job]) -> list[int]:
 
 
 def scan_parallel(
-    targets: Sequence[FileTarget], workers: int, chunk_size: int, range_size: int | None = None
+    targets: Sequence[FileTarget],
+    workers: int,
+    chunk_size: int,
+    range_size: int | None = None,
+    allow_lines: AllowLines = (),
 ) -> ScanResult:
     """Scan ``targets`` in ``workers`` processes; findings only (no secrets)."""
     if range_size is None:
         # About four units per worker, so that no worker finishes long before the others.
         total = sum(t.size for t in targets)
         range_size = max(BATCH_SIZE, min(RANGE_SIZE, total // (workers * 4) + 1))
-    done = _run(plan(targets, range_size), workers, chunk_size)
+    done = _run(plan(targets, range_size), workers, chunk_size, allow_lines)
     result = ScanResult()
     for r in done:
         result.files += r.files

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
 from hygiene.scan.matcher.needles import finder_for
-from hygiene.scan.sources.files import FileTarget
-from hygiene.scan.sources.one_file import scan_target
+from hygiene.scan.sources.files import FileTarget, Notice
+from hygiene.scan.sources.one_file import AllowLines, scan_target
 
 # Below this many bytes, starting worker processes costs more than it saves. Measured on 2
 # cores (hygiene scan, wall): a 64 MB log 0.15 s with workers vs 0.15 s without, 128 MB 0.19 vs
@@ -31,21 +31,28 @@ def scan_targets(
     jobs: int | None = None,
     keep_secrets: bool = True,
     parallel_threshold: int = PARALLEL_THRESHOLD,
+    on_wait: Notice | None = None,
+    allow_lines: AllowLines = (),
 ) -> ScanResult:
     """Scan files. With ``keep_secrets`` false and enough bytes, in worker processes (whose
-    results carry findings only: tokens never travel between processes)."""
+    results carry findings only: tokens never travel between processes). Streams (pipes,
+    FIFOs, devices) are read here, once, never by a worker."""
     started = time.perf_counter()
     workers = jobs if jobs is not None else min(os.cpu_count() or 1, 8)
-    total = sum(t.size for t in targets)
+    files = [t for t in targets if not t.stream]
+    total = sum(t.size for t in files)
     if not keep_secrets and workers > 1 and total > parallel_threshold:
         from hygiene.scan.sources.parallel import scan_parallel
 
-        result = scan_parallel(targets, workers, chunk_size)
+        result = scan_parallel(files, workers, chunk_size, allow_lines=allow_lines)
     else:
         result = ScanResult()
         finder = finder_for(total)
-        for target in targets:
-            scan_target(target, result, chunk_size, finder)
+        for target in files:
+            scan_target(target, result, chunk_size, finder, allow_lines=allow_lines)
+    for target in targets:
+        if target.stream:
+            scan_target(target, result, chunk_size, finder_for(None), on_wait, allow_lines)
     result.seconds = time.perf_counter() - started
     return result
 

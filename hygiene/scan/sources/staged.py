@@ -18,8 +18,9 @@ from hygiene.errors import InputError
 from hygiene.gitcmd import git_output
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, Reader, StreamScanner
-from hygiene.scan.matcher.needles import NeedleFinder, finder_for
+from hygiene.scan.matcher.needles import finder_for
 from hygiene.scan.sources.files import GZIP_ERRORS, Excluder
+from hygiene.scan.sources.one_file import AllowLines
 
 _SUBMODULE_MODE = "160000"
 
@@ -74,18 +75,22 @@ def _feed(stdin: IO[bytes], blobs: list[StagedBlob]) -> None:
         stdin.close()
 
 
-def scan_staged(excluder: Excluder, chunk_size: int = DEFAULT_CHUNK_SIZE) -> ScanResult:
+def scan_staged(
+    excluder: Excluder, chunk_size: int = DEFAULT_CHUNK_SIZE, allow_lines: AllowLines = ()
+) -> ScanResult:
     """Scan the staged content of the current repository (the index, not the work tree)."""
     started = time.perf_counter()
     blobs = staged_blobs(excluder)
     result = ScanResult()
     if blobs:
-        _scan_blobs(blobs, result, chunk_size)
+        _scan_blobs(blobs, result, chunk_size, allow_lines)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _scan_blobs(blobs: list[StagedBlob], result: ScanResult, chunk_size: int) -> None:
+def _scan_blobs(
+    blobs: list[StagedBlob], result: ScanResult, chunk_size: int, allow_lines: AllowLines
+) -> None:
     proc = subprocess.Popen(
         ["git", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
@@ -99,7 +104,10 @@ def _scan_blobs(blobs: list[StagedBlob], result: ScanResult, chunk_size: int) ->
                 result.errors.append(f"{blob.path}: staged blob cannot be read")
                 continue
             read = _blob_reader(proc.stdout, int(header[2]))
-            _scan_blob(blob, read, result, chunk_size, finder_for(int(header[2])))
+            scanner = StreamScanner(
+                chunk_size, finder=finder_for(int(header[2])), allow_lines=allow_lines
+            )
+            _scan_blob(blob, read, result, scanner)
             while read(1 << 16):
                 pass  # whatever a corrupt gzip left unread: stay in step with cat-file
             proc.stdout.read(1)  # the newline after each blob
@@ -122,10 +130,7 @@ class _ReaderFile:
         raise io.UnsupportedOperation("a git blob stream cannot seek")
 
 
-def _scan_blob(
-    blob: StagedBlob, read: Reader, result: ScanResult, chunk_size: int, finder: NeedleFinder
-) -> None:
-    scanner = StreamScanner(chunk_size, finder=finder)
+def _scan_blob(blob: StagedBlob, read: Reader, result: ScanResult, scanner: StreamScanner) -> None:
     if blob.path.endswith(".gz"):
         read = gzip.GzipFile(mode="rb", fileobj=_ReaderFile(read)).read
     try:

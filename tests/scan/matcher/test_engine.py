@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hygiene.detection import AIC_PAT, BEARER_TOKEN, find_secrets
+from hygiene.detection import AIC_PAT, BEARER_TOKEN, MAX_TOKEN_LENGTH, find_secrets
 from hygiene.scan.matcher.engine import WINDOW, Hit, StreamScanner, scan_bytes
 from hygiene.scan.matcher.needles import NeedleFinder
 from tests.helpers import assert_no_secret, new_pat, new_session_token
@@ -95,13 +95,13 @@ def test_token_in_a_long_binary_line_is_found_once_across_cuts(
 
 
 @pytest.mark.parametrize("chunk", [50, 51, 100, 4096, 1 << 20])
-def test_needle_inside_a_token_across_a_binary_cut_is_not_a_second_finding(
-    finder: NeedleFinder, chunk: int
-) -> None:
-    body = new_pat().removeprefix("pat_AIC_")
-    pat = "pat_AIC_" + body + "pat_AIC_" + body  # the body alphabet holds the prefix
-    data = b"\x00" * 5_000 + pat.encode() + b"\x00" * 9_000
-    assert _tokens(scan_bytes(data, chunk, finder=finder)) == [(1, 5_001, pat)]
+def test_glued_pats_are_two_tokens_across_binary_cuts(finder: NeedleFinder, chunk: int) -> None:
+    # A credential never holds its own rule's needle: two PATs glued in a binary row (the
+    # body alphabet holds the prefix) are two tokens, each with its own fingerprint.
+    first, second = new_pat(), new_pat()
+    data = b"\x00" * 5_000 + (first + second).encode() + b"\x00" * 9_000
+    found = _tokens(scan_bytes(data, chunk, finder=finder))
+    assert found == [(1, 5_001, first), (1, 5_001 + len(first), second)]
 
 
 @pytest.mark.parametrize("chunk", [7, 333, 4099, 1 << 20])
@@ -133,7 +133,8 @@ def test_bearer_pat_is_reported_once_as_a_pat(finder: NeedleFinder) -> None:
 
 
 def test_window_covers_the_longest_match() -> None:
-    assert len("Authorization: Bearer ") + 4096 < WINDOW
+    assert len("Authorization: Bearer ") + MAX_TOKEN_LENGTH < WINDOW
+    assert MAX_TOKEN_LENGTH >= 16 << 10
 
 
 KEYWORD_VARIANTS = [

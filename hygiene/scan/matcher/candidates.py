@@ -1,0 +1,148 @@
+"""Which needles are worth a pattern run, found with work bounded whatever the input.
+
+Two rules keep adversarial inputs (40 MB of ``access_token=`` repeated, of ``pat_AIC_``
+glued to itself) linear and cheap:
+
+* **A match never runs into its rule's next needle.** A credential does not hold its own
+  keyword, so the pattern run at one needle is given the text up to the rule's next needle
+  and no further: each byte is walked at most once per rule. (Two PATs glued in a binary row,
+  ``pat_AIC_a…pat_AIC_b…``, are two tokens.)
+* **A needle without room is skipped unseen.** When the rule's next needle follows closer than
+  the shortest secret the rule accepts (its keyword, a separator, ``MIN_SECRET_LENGTH``
+  characters), no pattern runs there. Where needles are dense, that test runs in C loops
+  (``bytes.split``, ``max``, ``itertools.compress``) rather than one Python step per needle.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from bisect import bisect_left
+from collections.abc import Iterator
+from itertools import accumulate, compress, cycle
+from operator import add, sub
+
+from hygiene.detection import MIN_SECRET_LENGTH, RULES, Rule
+from hygiene.scan.matcher.needles import NeedleFinder, needles_in
+
+# Per rule, the fewest bytes from one needle to the next that leave room for a secret: the
+# keyword (back + the shortest needle), a separator for keyword rules, MIN_SECRET_LENGTH.
+ROOM = {
+    rule: rule.back
+    + min(map(len, rule.needles))
+    + (1 if rule.anchored_by_keyword else 0)
+    + MIN_SECRET_LENGTH
+    for rule in RULES
+}
+# The "next needle" of a rule's last needle in a buffer: none, the pattern may run to the end.
+NO_NEXT = 1 << 62
+
+Candidates = list[tuple[int, int]]  # (needle offset, offset of the rule's next needle)
+
+
+def candidates(data: bytes, cut: int, finder: NeedleFinder) -> Iterator[tuple[Rule, Candidates]]:
+    """Per rule, its needles in ``data`` whose match would start before ``cut`` and that have
+    room for a secret, each with the offset of the rule's next needle (or :data:`NO_NEXT`).
+
+    Needles after ``cut`` are located too: they end the matches of the needles before it.
+    """
+    found = finder.find(data, len(data))
+    if found is None:
+        yield from _dense(data, cut)
+        return
+    by_rule: dict[Rule, list[int]] = {}
+    for rule, pos in found:
+        by_rule.setdefault(rule, []).append(pos)
+    for rule, positions in by_rule.items():
+        positions.sort()
+        yield rule, _roomy(rule, positions, cut)
+
+
+def _roomy(rule: Rule, positions: list[int], cut: int) -> Candidates:
+    """The (needle, next needle) pairs of sorted ``positions`` worth a pattern run."""
+    judged = bisect_left(positions, cut + rule.back)  # needles whose match starts before cut
+    nexts = positions[1 : judged + 1]
+    if len(nexts) < judged:
+        nexts.append(NO_NEXT)
+    starts = positions[:judged]
+    room = map(ROOM[rule].__le__, map(sub, nexts, starts))
+    return list(compress(zip(starts, nexts, strict=True), room))
+
+
+@functools.cache
+def _chain(rule: Rule) -> tuple[re.Pattern[bytes], int]:
+    """A run of ``rule``'s needles, each closer to the one before than the rule's room (less
+    the longest needle), and the length of its literal start. One match per run: all but its
+    last needle lack room (their next needle is the run's following one); only the last one
+    is worth testing. The pattern starts with a literal outside its group, so the regex
+    engine searches for that literal quickly instead of trying every offset."""
+    head = rule.needles[0]
+    while not all(n.startswith(head) for n in rule.needles):
+        head = head[:-1]
+    rests = b"(?:" + b"|".join(re.escape(n[len(head) :]) for n in rule.needles) + b")"
+    alts = b"(?:" + b"|".join(re.escape(n) for n in rule.needles) + b")"
+    near = str(max(0, ROOM[rule] - max(map(len, rule.needles)) - 1)).encode()
+    tail = rests + rb"(?:[\s\S]{0," + near + b"}?" + alts + b")*"
+    return re.compile(re.escape(head) + b"(" + tail + b")"), len(head)
+
+
+def _run_ends(rule: Rule, haystack: bytes) -> tuple[list[int], list[int]]:
+    """Per run of ``rule``'s needles (see _chain): the offset of its last needle, and of the
+    next run's first needle (the last needle's next one; NO_NEXT after the last run)."""
+    chain, head = _chain(rule)
+    # split() with the run's tail captured: [gap, tail, gap, tail, ..., gap], made by C loops
+    # (a Python step per run costs three times as much); summed lengths give the offsets.
+    parts = chain.split(haystack)
+    sizes = map(add, map(len, parts), cycle((0, head)))
+    bounds = list(accumulate(sizes, initial=0))
+    ends = bounds[2::2]
+    lengths = {len(n) for n in rule.needles}
+    if len(lengths) == 1:
+        lasts = list(map((-lengths.pop()).__add__, ends))
+    else:  # needles of several lengths: which one ends the run
+        lasts = [
+            next(end - len(n) for n in rule.needles if haystack.startswith(n, end - len(n)))
+            for end in ends
+        ]
+    nexts = bounds[3:-1:2]  # each run's next one's start
+    nexts.append(NO_NEXT)
+    return lasts, nexts
+
+
+def _split_one(rule: Rule, needle: bytes, haystack: bytes, cut: int) -> Candidates:
+    """:func:`_dense` for a rule with one needle in ``haystack``: ``bytes.split`` finds every
+    occurrence (no needle overlaps itself: none has a border), the pieces' lengths are the
+    gaps."""
+    parts = haystack.split(needle)
+    step, room = len(needle), ROOM[rule]
+    if len(parts) < 3 or max(map(len, parts[1:-1])) + step < room:
+        last = len(haystack) - len(parts[-1]) - step  # the only one that may have room
+        return [(last, NO_NEXT)] if last - rule.back < cut else []
+    offsets = accumulate(map(step.__add__, map(len, parts[:-1])), initial=-step)
+    positions = list(offsets)[1:]
+    return _roomy(rule, positions, cut)
+
+
+def _dense(data: bytes, cut: int) -> Iterator[tuple[Rule, Candidates]]:
+    """:func:`candidates` for a buffer holding many needles, by C loops: for a rule with one
+    needle in the buffer, ``bytes.split``; with several, one regex split that collapses each
+    run of needles without room into one match, so only each run's last needle is tested."""
+    lowered = data.lower() if any(rule.caseless for rule in RULES) else None
+    present = needles_in(data, lowered)
+    for rule in RULES:
+        haystack = lowered if rule.caseless and lowered is not None else data
+        needles = present.get(rule)
+        if not needles:
+            continue
+        if len(needles) == 1:  # the rule's only needle in this buffer
+            pairs = _split_one(rule, needles[0], haystack, cut)
+        else:
+            lasts, nexts = _run_ends(rule, haystack)
+            judged = bisect_left(lasts, cut + rule.back)
+            room = map(ROOM[rule].__le__, map(sub, nexts, lasts[:judged]))
+            pairs = list(compress(zip(lasts, nexts, strict=True), room))
+        if pairs:
+            yield rule, pairs
+
+
+__all__ = ["NO_NEXT", "ROOM", "Candidates", "candidates"]

@@ -1,0 +1,201 @@
+"""What ``git log -p`` does not show of history: commit messages and compressed blobs.
+
+* **Messages.** A token pasted into a commit message is as public as one in a file. Each
+  message (``%B``: subject and body) is scanned; a finding carries its commit and an empty
+  path, its line and column counted within the message (line 1 is the subject).
+* **Gzip blobs.** ``git log -p`` shows a ``.gz`` file's compressed bytes, which hold no
+  readable token. Every blob a commit adds or modifies at a ``*.gz`` path is read with one
+  ``git cat-file --batch`` and scanned decompressed (each distinct blob once; a finding is
+  reported for every commit that introduced it there).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import IO
+
+from hygiene.errors import InputError
+from hygiene.scan.findings import ScanResult, detection_for
+from hygiene.scan.matcher.engine import Reader, StreamScanner, scan_bytes
+from hygiene.scan.matcher.needles import NEEDLES, finder_for
+from hygiene.scan.sources.files import GZIP_ERRORS, Excluder
+from hygiene.scan.sources.one_file import AllowLines
+from hygiene.scan.sources.staged import _blob_reader, _ReaderFile
+
+_HASH = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+
+
+def _holds_needle(data: bytes) -> bool:
+    low = data.lower()
+    return any(needle in (low if rule.caseless else data) for rule, needle in NEEDLES)
+
+
+def _popen(args: list[str]) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(["git", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as exc:
+        raise InputError(f"cannot run git: {exc.strerror}") from None
+
+
+def _finish(proc: subprocess.Popen[bytes]) -> None:
+    assert proc.stderr is not None  # noqa: S101 - a PIPE
+    error = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
+    if proc.wait() != 0:
+        reason = error[-1] if error else "git log failed"
+        raise InputError(f"{{history}}: {reason}", options=("history",))
+
+
+def _messages(stream: IO[bytes]) -> Iterator[tuple[str, bytes]]:
+    """(commit, message) pairs of ``git log --format=%x00%H%n%B`` output, one at a time."""
+    commit = ""
+    lines: list[bytes] = []
+    for raw in stream:
+        if raw.startswith(b"\0"):
+            if commit:
+                yield commit, b"".join(lines)
+            commit, lines = raw[1:].strip().decode("ascii"), []
+        else:
+            lines.append(raw)
+    if commit:
+        yield commit, b"".join(lines)
+
+
+def scan_messages(revisions: list[str], result: ScanResult, allow_lines: AllowLines = ()) -> None:
+    """Findings in the commit messages of ``revisions`` (path ``""``, the commit's id)."""
+    proc = _popen(["log", "--format=%x00%H%n%B", *revisions, "--"])
+    assert proc.stdout is not None  # noqa: S101 - a PIPE
+    for commit, message in _messages(proc.stdout):
+        result.bytes += len(message)
+        if _holds_needle(message):
+            for hit in scan_bytes(message, allow_lines=allow_lines):
+                result.detections.append(detection_for(hit, "", commit=commit))
+    _finish(proc)
+
+
+class MessageScan:
+    """:func:`scan_messages` in a thread, beside the diff pass (both mostly wait for git):
+    :meth:`join` then adds its findings to a result, or raises what stopped it."""
+
+    def __init__(self, revisions: list[str], allow_lines: AllowLines = ()) -> None:
+        self.result = ScanResult()
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(revisions, allow_lines), daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, revisions: list[str], allow_lines: AllowLines) -> None:
+        try:
+            scan_messages(revisions, self.result, allow_lines)
+        except BaseException as exc:  # handed to the caller by join()
+            self.error = exc
+
+    def join(self, into: ScanResult) -> None:
+        self._thread.join()
+        if self.error is not None:
+            raise self.error
+        into.detections += self.result.detections
+        into.bytes += self.result.bytes
+
+
+@dataclass
+class _GzBlobs:
+    """Each distinct ``.gz`` blob and the (commit, path) pairs that introduced it."""
+
+    where: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+    def add(self, sha: str, commit: str, path: str) -> None:
+        self.where.setdefault(sha, []).append((commit, path))
+
+
+def list_gz_blobs(revisions: list[str]) -> subprocess.Popen[bytes]:
+    """Start listing the ``.gz`` blobs the commits of ``revisions`` added or modified (a git
+    process that walks history on its own: started early, it runs beside the diff pass)."""
+    args = ["log", "--format=%x00%H", "--raw", "--no-renames", "--no-abbrev", "-z"]
+    return _popen([*args, "--diff-filter=AM", *revisions, "--", "*.gz"])
+
+
+def _gz_blobs(proc: subprocess.Popen[bytes], excluder: Excluder) -> _GzBlobs:
+    assert proc.stdout is not None  # noqa: S101 - a PIPE
+    found, commit, meta = _GzBlobs(), "", None
+    for token in proc.stdout.read().split(b"\0"):
+        token = token.lstrip(b"\n")
+        if meta is not None:
+            path = os.fsdecode(token)
+            fields = meta.split()
+            if len(fields) >= 4 and fields[1] != b"160000" and not excluder.excludes(path):
+                found.add(fields[3].decode("ascii"), commit, path)
+            meta = None
+        elif token.startswith(b":"):
+            meta = token
+        elif _HASH.fullmatch(token):
+            commit = token.decode("ascii")
+    _finish(proc)
+    return found
+
+
+def scan_gz_blobs(
+    listing: subprocess.Popen[bytes],
+    excluder: Excluder,
+    result: ScanResult,
+    allow_lines: AllowLines = (),
+) -> None:
+    """Findings in the ``.gz`` blobs ``listing`` (see :func:`list_gz_blobs`) names."""
+    blobs = _gz_blobs(listing, excluder)
+    if not blobs.where:
+        return
+    proc = subprocess.Popen(
+        ["git", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None  # noqa: S101, PT018 - PIPEs
+    shas = list(blobs.where)
+    feeder = threading.Thread(target=_feed, args=(proc.stdin, shas), daemon=True)
+    feeder.start()
+    try:
+        for sha in shas:
+            header = proc.stdout.readline().split()
+            if len(header) != 3 or header[1] != b"blob":
+                continue
+            read = _blob_reader(proc.stdout, int(header[2]))
+            scanner = StreamScanner(finder=finder_for(int(header[2])), allow_lines=allow_lines)
+            _scan_gz(read, blobs.where[sha], result, scanner)
+            while read(1 << 16):
+                pass  # whatever a corrupt gzip left unread: stay in step with cat-file
+            proc.stdout.read(1)  # the newline after each blob
+    finally:
+        proc.stdout.close()
+        proc.wait()
+        feeder.join()
+
+
+def _feed(stdin: IO[bytes], shas: list[str]) -> None:
+    try:
+        for sha in shas:
+            stdin.write(sha.encode("ascii") + b"\n")
+    finally:
+        stdin.close()
+
+
+def _scan_gz(
+    read: Reader, where: list[tuple[str, str]], result: ScanResult, scanner: StreamScanner
+) -> None:
+    stream = gzip.GzipFile(mode="rb", fileobj=_ReaderFile(read))
+    try:
+        hits = list(scanner.scan(stream.read))
+    except GZIP_ERRORS as exc:
+        commit, path = where[0]
+        result.errors.append(f"{commit[:12]}:{path}: not a valid gzip file ({exc})")
+        return
+    finally:
+        result.bytes += scanner.bytes_read
+    for commit, path in where:
+        result.detections.extend(detection_for(hit, path, commit=commit) for hit in hits)
+
+
+__all__ = ["MessageScan", "list_gz_blobs", "scan_gz_blobs", "scan_messages"]
