@@ -49,7 +49,7 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
     if request.staged:
         from hygiene.scan.sources.staged import scan_staged
 
-        return scan_staged(excluder, request.chunk_size)
+        return scan_staged(excluder, request.chunk_size, request.limits)
     if request.history:
         from hygiene.scan.sources.history import scan_history
 
@@ -61,19 +61,24 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
         paths = [p for p in request.paths or (".",) if p != STDIN]
         targets = collect_paths(paths, excluder, errors)
     parts = [
-        scan_targets(targets, chunk_size=request.chunk_size, keep_secrets=request.keep_secrets)
+        scan_targets(
+            targets,
+            chunk_size=request.chunk_size,
+            keep_secrets=request.keep_secrets,
+            limits=request.limits,
+        )
     ]
     parts[0].errors[:0] = errors
     if STDIN in request.paths:
-        parts.append(_scan_stdin(stdin or sys.stdin.buffer, request.chunk_size))
+        parts.append(_scan_stdin(stdin or sys.stdin.buffer, request.chunk_size, request.limits))
     return merge(parts)
 
 
-def _scan_stdin(stream: BinaryIO, chunk_size: int) -> ScanResult:
+def _scan_stdin(stream: BinaryIO, chunk_size: int, limits: DecodeLimits) -> ScanResult:
     started = time.perf_counter()
     result = ScanResult()
     try:
-        scan_stream(stream, STDIN_DISPLAY, result, chunk_size)
+        scan_stream(stream, STDIN_DISPLAY, result, chunk_size, limits=limits)
         result.files = 1
     except OSError as exc:
         result.errors.append(f"{STDIN_DISPLAY}: {exc.strerror or exc}")

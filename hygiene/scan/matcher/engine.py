@@ -36,6 +36,13 @@ WINDOW = MAX_TOKEN_LENGTH + 64
 DEFAULT_CHUNK_SIZE = 64 << 10
 
 Reader = Callable[[int], bytes]
+# A hook over each round's secrets: given the buffer, the cut and the rules' secrets, the
+# secrets to report (decoders add what they decode, e.g. a PAT inside base64, and drop what it
+# replaces). Offsets are within the buffer.
+Refine = Callable[[bytes, int, list[Secret]], list[Secret]]
+# A match may cross this many newlines less one (name/value pairs spread over lines): a chunk
+# is cut at the start of its last SPAN_LINES lines, so such a match is seen whole.
+SPAN_LINES = 8
 
 
 @dataclass(frozen=True)
@@ -63,11 +70,15 @@ def _safe_cut(data: bytes, cut: int) -> int:
     return max(cut, 0)
 
 
-def _secrets_before(data: bytes, cut: int, finder: NeedleFinder) -> list[Secret]:
+def _secrets_before(
+    data: bytes, cut: int, finder: NeedleFinder, refine: Refine | None = None
+) -> list[Secret]:
     """Secrets in ``data`` whose match starts before ``cut``, in order, without overlaps."""
     found: list[Secret] = []
     for rule, pos in finder.find(data, cut):
         found.extend(iter_secrets_at(data, pos, rule))
+    if refine is not None:
+        found = refine(data, cut, found)
     return drop_overlaps(found) if len(found) > 1 else found
 
 
@@ -82,12 +93,14 @@ class StreamScanner:
         *,
         full_count: bool = True,
         finder: NeedleFinder | None = None,
+        refine: Refine | None = None,
     ) -> None:
         if chunk_size < 1:
             raise ValueError("chunk_size must be positive")
         self.chunk_size = chunk_size
         self.finder = finder or PythonFinder()
         self.full_count = full_count
+        self.refine = refine
         self.bytes_read = 0
         self.newlines = 0
         self.counted_all = full_count
@@ -109,7 +122,7 @@ class StreamScanner:
             data = carry + chunk if carry else chunk
             cut = self._cut(data, final=not chunk)
             if cut:
-                secrets = _secrets_before(data, cut, self.finder)
+                secrets = _secrets_before(data, cut, self.finder, self.refine)
                 counted_to = 0
                 if secrets:
                     line = 1 + lines.total()
@@ -138,7 +151,7 @@ class StreamScanner:
         """What :meth:`scan` yields for a stream of exactly ``data``, in one round (a small
         file read whole skips the streaming machinery)."""
         self.bytes_read += len(data)
-        secrets = _secrets_before(data, len(data), self.finder)
+        secrets = _secrets_before(data, len(data), self.finder, self.refine)
         if self.full_count:
             self.newlines = data.count(b"\n")
             self.counted_all = True
@@ -148,10 +161,15 @@ class StreamScanner:
     def _cut(data: bytes, *, final: bool) -> int:
         if final:
             return len(data)
-        nl = data.rfind(b"\n", max(0, len(data) - WINDOW))
-        if nl != -1:
-            return nl + 1
-        return _safe_cut(data, len(data) - WINDOW)
+        low = max(0, len(data) - WINDOW)
+        nl = len(data)
+        for _ in range(SPAN_LINES):
+            nl = data.rfind(b"\n", low, nl)
+            if nl == -1:
+                # Fewer lines than that in the window: a cut WINDOW bytes back keeps every
+                # match starting before it whole (no match is longer).
+                return _safe_cut(data, low)
+        return nl + 1
 
     @staticmethod
     def _hits(

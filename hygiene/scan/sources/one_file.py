@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
+from hygiene.scan.decoders import scan_buffer, scan_layers
 from hygiene.scan.findings import ScanResult
-from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, StreamScanner
+from hygiene.scan.limits import DecodeLimits
+from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
 from hygiene.scan.matcher.linecount import Recount, file_recount
-from hygiene.scan.matcher.needles import NeedleFinder, finder_for
-from hygiene.scan.sources.files import GZIP_ERRORS, FileTarget, open_target
+from hygiene.scan.matcher.needles import NeedleFinder
+from hygiene.scan.sources.files import FileTarget
 
 
 def scan_stream(
@@ -22,19 +24,29 @@ def scan_stream(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     finder: NeedleFinder | None = None,
     recount: Recount | None = None,
+    limits: DecodeLimits | None = None,
 ) -> None:
-    """Scan one open stream into ``result`` (a file's errors are the caller's to catch).
-    Without a ``finder``, the one for a stream of unknown size; ``recount`` where the
-    stream can be read again (see :meth:`StreamScanner.scan`)."""
-    scanner = StreamScanner(chunk_size, full_count=False, finder=finder or finder_for(None))
-    try:
-        result.record(scanner.scan(stream.read, recount), display)
-    finally:
-        result.bytes += scanner.bytes_read
+    """Scan one open stream, through every decoder, into ``result`` (a file's OSError is the
+    caller's to catch; what a decoder cannot read is an error line of ``result``). Without a
+    ``finder``, the one for a stream of unknown size; ``recount`` where the stream can be read
+    again (see :meth:`StreamScanner.scan`)."""
+    scan_layers(
+        stream.read,
+        display,
+        result,
+        limits=limits,
+        chunk_size=chunk_size,
+        finder=finder,
+        recount=recount,
+    )
 
 
 def _scan_small(
-    target: FileTarget, result: ScanResult, chunk_size: int, finder: NeedleFinder
+    target: FileTarget,
+    result: ScanResult,
+    chunk_size: int,
+    finder: NeedleFinder,
+    limits: DecodeLimits | None,
 ) -> bool:
     """Scan a file smaller than a chunk in one round, without the streaming machinery (most
     files of a source tree). False, having scanned nothing, when the bytes read are not the
@@ -43,27 +55,32 @@ def _scan_small(
         data = raw.read(chunk_size)
     if len(data) != target.size:
         return False
-    result.bytes += len(data)
-    scanner = StreamScanner(chunk_size, full_count=False, finder=finder)
-    result.record(scanner.scan_whole(data), target.display)
+    scan_buffer(data, target.display, result, finder, limits=limits, chunk_size=chunk_size)
     return True
 
 
 def scan_target(
-    target: FileTarget, result: ScanResult, chunk_size: int, finder: NeedleFinder
+    target: FileTarget,
+    result: ScanResult,
+    chunk_size: int,
+    finder: NeedleFinder,
+    limits: DecodeLimits | None = None,
 ) -> None:
     """Scan one file into ``result``; an unreadable or corrupt file becomes one error line."""
     try:
-        if (
-            target.gzipped
-            or target.size >= chunk_size
-            or not _scan_small(target, result, chunk_size, finder)
-        ):
-            recount = None if target.gzipped else file_recount(target.fspath)
-            with open_target(target) as stream:
-                scan_stream(stream, target.display, result, chunk_size, finder, recount)
-    except GZIP_ERRORS as exc:
-        result.errors.append(f"{target.display}: not a valid gzip file ({exc})")
+        if target.size >= chunk_size or not _scan_small(target, result, chunk_size, finder, limits):
+            with open(target.fspath, "rb", buffering=0) as raw:
+                scan_layers(
+                    raw.read,
+                    target.display,
+                    result,
+                    limits=limits,
+                    chunk_size=chunk_size,
+                    finder=finder,
+                    recount=file_recount(target.fspath),
+                    file=raw,
+                    size=target.size,
+                )
     except OSError as exc:
         result.errors.append(f"{target.display}: {exc.strerror or exc}")
     else:

@@ -15,7 +15,10 @@ import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from hygiene.scan.decoders import refine, sniff
+from hygiene.scan.decoders.layers import HEAD_SIZE
 from hygiene.scan.findings import Finding, ScanResult, detection_for
+from hygiene.scan.limits import DecodeLimits
 from hygiene.scan.matcher.engine import StreamScanner
 from hygiene.scan.matcher.linecount import file_recount
 from hygiene.scan.matcher.needles import finder_for
@@ -88,13 +91,23 @@ def split_file(target: FileTarget, range_size: int = RANGE_SIZE) -> list[Unit]:
     return [Unit((target,), a, b, i) for i, (a, b) in enumerate(itertools.pairwise(bounds))]
 
 
+def _decoded_whole(target: FileTarget) -> bool:
+    """Whether a decoder reads the file as a whole (an archive, compressed, UTF-16): it is then
+    not split into ranges."""
+    try:
+        with open(target.fspath, "rb", buffering=0) as f:
+            return sniff(f.read(HEAD_SIZE)) is not None
+    except OSError:
+        return False
+
+
 def plan(targets: Sequence[FileTarget], range_size: int = RANGE_SIZE) -> list[Unit]:
     """Work units: big plain files split, the rest batched."""
     units: list[Unit] = []
     batch: list[FileTarget] = []
     batch_bytes = 0
     for target in targets:
-        if target.size > range_size and not target.gzipped:
+        if target.size > range_size and not _decoded_whole(target):
             units.extend(split_file(target, range_size))
             continue
         batch.append(target)
@@ -131,7 +144,9 @@ def _scan_range(unit: Unit, chunk_size: int) -> UnitResult:
     target = unit.targets[0]
     # Lines are counted only once a secret shows up: a range without one (most of a big
     # binary) is counted later, and only if a range after it needs the count.
-    scanner = StreamScanner(chunk_size, full_count=False, finder=finder_for(unit.size))
+    scanner = StreamScanner(
+        chunk_size, full_count=False, finder=finder_for(unit.size), refine=refine
+    )
     whole = file_recount(target.fspath)
 
     def recount(start: int, stop: int) -> int:
@@ -151,19 +166,23 @@ def _scan_range(unit: Unit, chunk_size: int) -> UnitResult:
     return UnitResult(unit, findings, errors, files, scanner.bytes_read, newlines)
 
 
-def _scan_batch(unit: Unit, chunk_size: int) -> UnitResult:
+def _scan_batch(unit: Unit, chunk_size: int, limits: DecodeLimits | None) -> UnitResult:
     result = ScanResult()
     finder = finder_for(unit.size)
     for target in unit.targets:
-        scan_target(target, result, chunk_size, finder)
+        scan_target(target, result, chunk_size, finder, limits)
     findings = [d.finding for d in result.detections]
     return UnitResult(unit, findings, result.errors, result.files, result.bytes, 0)
 
 
-def run_unit(args: tuple[Unit, int]) -> UnitResult:
-    """Worker entry point (module level, so it pickles)."""
-    unit, chunk_size = args
-    return _scan_range(unit, chunk_size) if unit.is_range else _scan_batch(unit, chunk_size)
+def run_unit(args: tuple[Unit, int] | tuple[Unit, int, DecodeLimits | None]) -> UnitResult:
+    """Worker entry point (module level, so it pickles): a unit, the chunk size and,
+    optionally, the decoders' limits."""
+    unit, chunk_size = args[0], args[1]
+    limits = args[2] if len(args) > 2 else None  # noqa: PLR2004 - the optional third item
+    if unit.is_range:
+        return _scan_range(unit, chunk_size)
+    return _scan_batch(unit, chunk_size, limits)
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -193,8 +212,10 @@ def _count_missing(files: list[list[UnitResult]], mapper: Mapper) -> None:
         r.newlines = newlines
 
 
-def _run(units: list[Unit], workers: int, chunk_size: int) -> list[UnitResult]:
-    args = [(u, chunk_size) for u in units]
+def _run(
+    units: list[Unit], workers: int, chunk_size: int, limits: DecodeLimits | None
+) -> list[UnitResult]:
+    args = [(u, chunk_size, limits) for u in units]
     if len(units) == 1:
         done = [run_unit(args[0])]
         _count_missing(_ranges_by_file(done), _serial_map)
@@ -210,14 +231,18 @@ def _serial_map(fn: Callable[[_Job], int], jobs: list[_Job]) -> list[int]:
 
 
 def scan_parallel(
-    targets: Sequence[FileTarget], workers: int, chunk_size: int, range_size: int | None = None
+    targets: Sequence[FileTarget],
+    workers: int,
+    chunk_size: int,
+    range_size: int | None = None,
+    limits: DecodeLimits | None = None,
 ) -> ScanResult:
     """Scan ``targets`` in ``workers`` processes; findings only (no secrets)."""
     if range_size is None:
         # About four units per worker, so that no worker finishes long before the others.
         total = sum(t.size for t in targets)
         range_size = max(BATCH_SIZE, min(RANGE_SIZE, total // (workers * 4) + 1))
-    done = _run(plan(targets, range_size), workers, chunk_size)
+    done = _run(plan(targets, range_size), workers, chunk_size, limits)
     result = ScanResult()
     for r in done:
         result.files += r.files

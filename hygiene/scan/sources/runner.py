@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterable, Sequence
 
 from hygiene.scan.findings import ScanResult
+from hygiene.scan.limits import DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
 from hygiene.scan.matcher.needles import finder_for
 from hygiene.scan.sources.files import FileTarget
@@ -31,6 +32,7 @@ def scan_targets(
     jobs: int | None = None,
     keep_secrets: bool = True,
     parallel_threshold: int = PARALLEL_THRESHOLD,
+    limits: DecodeLimits | None = None,
 ) -> ScanResult:
     """Scan files. With ``keep_secrets`` false and enough bytes, in worker processes (whose
     results carry findings only: tokens never travel between processes)."""
@@ -40,12 +42,12 @@ def scan_targets(
     if not keep_secrets and workers > 1 and total > parallel_threshold:
         from hygiene.scan.sources.parallel import scan_parallel
 
-        result = scan_parallel(targets, workers, chunk_size)
+        result = scan_parallel(targets, workers, chunk_size, limits=limits)
     else:
         result = ScanResult()
         finder = finder_for(total)
         for target in targets:
-            scan_target(target, result, chunk_size, finder)
+            scan_target(target, result, chunk_size, finder, limits)
     result.seconds = time.perf_counter() - started
     return result
 

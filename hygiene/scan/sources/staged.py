@@ -5,8 +5,6 @@ Blobs stream through one ``git cat-file --batch``, so no large blob is held in m
 
 from __future__ import annotations
 
-import gzip
-import io
 import os
 import subprocess
 import threading
@@ -16,10 +14,12 @@ from typing import IO
 
 from hygiene.errors import InputError
 from hygiene.gitcmd import git_output
+from hygiene.scan.decoders import scan_layers
 from hygiene.scan.findings import ScanResult
-from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, Reader, StreamScanner
-from hygiene.scan.matcher.needles import NeedleFinder, finder_for
-from hygiene.scan.sources.files import GZIP_ERRORS, Excluder
+from hygiene.scan.limits import DecodeLimits
+from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, Reader
+from hygiene.scan.matcher.needles import finder_for
+from hygiene.scan.sources.files import Excluder
 
 _SUBMODULE_MODE = "160000"
 
@@ -74,18 +74,22 @@ def _feed(stdin: IO[bytes], blobs: list[StagedBlob]) -> None:
         stdin.close()
 
 
-def scan_staged(excluder: Excluder, chunk_size: int = DEFAULT_CHUNK_SIZE) -> ScanResult:
+def scan_staged(
+    excluder: Excluder, chunk_size: int = DEFAULT_CHUNK_SIZE, limits: DecodeLimits | None = None
+) -> ScanResult:
     """Scan the staged content of the current repository (the index, not the work tree)."""
     started = time.perf_counter()
     blobs = staged_blobs(excluder)
     result = ScanResult()
     if blobs:
-        _scan_blobs(blobs, result, chunk_size)
+        _scan_blobs(blobs, result, chunk_size, limits)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _scan_blobs(blobs: list[StagedBlob], result: ScanResult, chunk_size: int) -> None:
+def _scan_blobs(
+    blobs: list[StagedBlob], result: ScanResult, chunk_size: int, limits: DecodeLimits | None
+) -> None:
     proc = subprocess.Popen(
         ["git", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
@@ -99,7 +103,17 @@ def _scan_blobs(blobs: list[StagedBlob], result: ScanResult, chunk_size: int) ->
                 result.errors.append(f"{blob.path}: staged blob cannot be read")
                 continue
             read = _blob_reader(proc.stdout, int(header[2]))
-            _scan_blob(blob, read, result, chunk_size, finder_for(int(header[2])))
+            size = int(header[2])
+            scan_layers(
+                read,
+                blob.path,
+                result,
+                limits=limits,
+                chunk_size=chunk_size,
+                finder=finder_for(size),
+                size=size,
+            )
+            result.files += 1
             while read(1 << 16):
                 pass  # whatever a corrupt gzip left unread: stay in step with cat-file
             proc.stdout.read(1)  # the newline after each blob
@@ -107,35 +121,6 @@ def _scan_blobs(blobs: list[StagedBlob], result: ScanResult, chunk_size: int) ->
         proc.stdout.close()
         proc.wait()
         feeder.join()
-
-
-class _ReaderFile:
-    """A ``read(n)`` function as the file object :class:`gzip.GzipFile` reads from."""
-
-    def __init__(self, read: Reader) -> None:
-        self._read = read
-
-    def read(self, n: int) -> bytes:
-        return self._read(n)
-
-    def seek(self, n: int) -> object:
-        raise io.UnsupportedOperation("a git blob stream cannot seek")
-
-
-def _scan_blob(
-    blob: StagedBlob, read: Reader, result: ScanResult, chunk_size: int, finder: NeedleFinder
-) -> None:
-    scanner = StreamScanner(chunk_size, finder=finder)
-    if blob.path.endswith(".gz"):
-        read = gzip.GzipFile(mode="rb", fileobj=_ReaderFile(read)).read
-    try:
-        result.record(scanner.scan(read), blob.path)
-    except GZIP_ERRORS as exc:
-        result.errors.append(f"{blob.path}: not a valid gzip file ({exc})")
-    else:
-        result.files += 1
-    finally:
-        result.bytes += scanner.bytes_read
 
 
 __all__ = ["scan_staged", "staged_blobs"]
