@@ -179,7 +179,7 @@ def run_unit(args: tuple[Unit, int] | tuple[Unit, int, DecodeLimits | None]) -> 
     """Worker entry point (module level, so it pickles): a unit, the chunk size and,
     optionally, the decoders' limits."""
     unit, chunk_size = args[0], args[1]
-    limits = args[2] if len(args) > 2 else None  # noqa: PLR2004 - the optional third item
+    limits = args[2] if len(args) > 2 else None
     if unit.is_range:
         return _scan_range(unit, chunk_size)
     return _scan_batch(unit, chunk_size, limits)
