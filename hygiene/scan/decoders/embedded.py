@@ -26,13 +26,19 @@ def _rare(needle: bytes, count: int) -> tuple[bytes, ...]:
 Finder = Callable[[bytes, int], Secret | None]
 _SEARCHES: tuple[tuple[bytes, tuple[bytes, ...], Finder], ...] = (
     *((n.text, _rare(n.text, 3), functools.partial(b64.secret_at, needle=n)) for n in b64.NEEDLES),
-    (utf16.NEEDLE, (b"C", b"I", b"\x00"), utf16.secret_at),
+    (utf16.NEEDLE, (b"\x00", b"C"), utf16.secret_at),
 )
 
 
-def _positions(data: bytes, needle: bytes, rare: tuple[bytes, ...], end: int) -> Iterator[int]:
+def _positions(
+    data: bytes, needle: bytes, rare: tuple[bytes, ...], end: int, present: dict[bytes, bool]
+) -> Iterator[int]:
     for byte in rare:
-        if byte not in data:
+        # Needles share their rare bytes (five hold `Q`): each is looked for once per buffer.
+        seen = present.get(byte)
+        if seen is None:
+            seen = present[byte] = byte in data
+        if not seen:
             return
     pos = data.find(needle, 0, end + len(needle))
     while pos != -1:
@@ -46,8 +52,9 @@ def embedded_secrets(data: bytes, cut: int | None = None) -> list[Secret]:
     each located on its encoded text."""
     end = len(data) if cut is None else cut
     found: list[Secret] = []
+    present: dict[bytes, bool] = {}
     for needle, rare, finder in _SEARCHES:
-        for pos in _positions(data, needle, rare, end):
+        for pos in _positions(data, needle, rare, end, present):
             secret = finder(data, pos)
             if secret is not None:
                 found.append(secret)
