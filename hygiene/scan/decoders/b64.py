@@ -102,4 +102,38 @@ def secret_at(data: bytes, pos: int, needle: Needle) -> Secret | None:
     return Secret(AIC_PAT, group, end, found.token)
 
 
-__all__ = ["NEEDLES", "Needle", "secret_at"]
+# Base64 of base64 (a Kubernetes `.dockerconfigjson` holds docker's `auth` inside `data:`):
+# the first-order needles, encoded in turn.
+NESTED_NEEDLES: tuple[Needle, ...] = tuple(
+    nested for needle in NEEDLES if not needle.wide for nested in _needles(needle.text, False)
+)
+_NESTED_REACH = 16 << 10
+_B64_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+
+
+def nested_at(data: bytes, pos: int) -> list[Secret]:
+    """The PATs of a base64 run that holds base64 of a PAT, a nested needle lying at ``pos``:
+    the run is decoded whole (up to 16 KiB each way) and searched for first-order needles;
+    each PAT is located on the outer characters that carry it."""
+    start = pos
+    low = max(0, pos - _NESTED_REACH)
+    while start > low and data[start - 1] in _B64_BYTES:
+        start -= 1
+    m = _RUN.match(data, start, min(len(data), pos + _NESTED_REACH))
+    assert m is not None  # noqa: S101 - the pattern matches the empty string
+    raw = m.group()
+    decoded = _decode(raw.replace(b"\r", b"").replace(b"\n", b""))
+    found = []
+    for needle in NEEDLES:
+        at = decoded.find(needle.text)
+        while at != -1:
+            inner = secret_at(decoded, at, needle)
+            if inner is not None:
+                first = start + _raw_offset(raw, inner.start * 4 // 3)
+                last = start + _raw_offset(raw, -(-inner.end * 4 // 3) - 1) + 1
+                found.append(Secret(AIC_PAT, first, last, inner.token))
+            at = decoded.find(needle.text, at + 1)
+    return found
+
+
+__all__ = ["NEEDLES", "NESTED_NEEDLES", "Needle", "nested_at", "secret_at"]

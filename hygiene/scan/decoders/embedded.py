@@ -23,10 +23,24 @@ def _rare(needle: bytes, count: int) -> tuple[bytes, ...]:
     return tuple(bytes([b]) for b in ranked[:count])
 
 
-Finder = Callable[[bytes, int], Secret | None]
+Finder = Callable[[bytes, int], list[Secret]]
+
+
+def _one(finder: Callable[[bytes, int], Secret | None]) -> Finder:
+    def listed(data: bytes, pos: int) -> list[Secret]:
+        found = finder(data, pos)
+        return [] if found is None else [found]
+
+    return listed
+
+
 _SEARCHES: tuple[tuple[bytes, tuple[bytes, ...], Finder], ...] = (
-    *((n.text, _rare(n.text, 3), functools.partial(b64.secret_at, needle=n)) for n in b64.NEEDLES),
-    (utf16.NEEDLE, (b"\x00", b"C"), utf16.secret_at),
+    *(
+        (n.text, _rare(n.text, 3), _one(functools.partial(b64.secret_at, needle=n)))
+        for n in b64.NEEDLES
+    ),
+    *((n.text, _rare(n.text, 3), b64.nested_at) for n in b64.NESTED_NEEDLES),
+    (utf16.NEEDLE, (b"\x00", b"C"), _one(utf16.secret_at)),
 )
 
 
@@ -55,9 +69,7 @@ def embedded_secrets(data: bytes, cut: int | None = None) -> list[Secret]:
     present: dict[bytes, bool] = {}
     for needle, rare, finder in _SEARCHES:
         for pos in _positions(data, needle, rare, end, present):
-            secret = finder(data, pos)
-            if secret is not None:
-                found.append(secret)
+            found.extend(finder(data, pos))
     return found
 
 
