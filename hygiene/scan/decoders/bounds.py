@@ -9,13 +9,23 @@ from hygiene.scan.limits import DecodeLimits
 # Below this many decoded bytes no ratio is judged: tiny, very compressible members (a file
 # of one repeated line) are normal.
 RATIO_FLOOR = 1 << 20
+# A top-level input may expand to max_ratio times its size, but at least this many times it.
+BUDGET_FLOOR = 64 << 10
 
 
 class DecodeError(InputError):
     """An input a decoder gave up on: a bomb, nesting too deep, a corrupt or truncated archive.
 
-    Reported as one line for that input (its path), and the scan goes on.
+    Reported as one line for that input (its path), and the scan goes on. A ``bomb`` stops
+    the whole top-level input (the rest of its members are not read).
     """
+
+    def __init__(self, message: str, *, bomb: bool = False) -> None:
+        super().__init__(message)
+        self.bomb = bomb
+        # The layer the failure belongs to (a truncated .tgz is the archive's failure, though
+        # it shows while a member is read); None: whichever layer catches it.
+        self.owner: object | None = None
 
 
 class Budget:
@@ -29,7 +39,7 @@ class Budget:
         self.limits = limits
         cap = limits.max_bytes
         if size is not None:
-            cap = min(cap, max(size, RATIO_FLOOR) * limits.max_ratio)
+            cap = min(cap, max(size, BUDGET_FLOOR) * limits.max_ratio)
         self.cap = cap
         self.left = cap
         self.exhausted = False
@@ -40,7 +50,8 @@ class Budget:
         if self.left < 0 and not self.exhausted:
             self.exhausted = True
             raise DecodeError(
-                f"expands to more than {self.cap} bytes (a decompression bomb?); rest not scanned"
+                f"expands to more than {self.cap} bytes (a decompression bomb?); rest not scanned",
+                bomb=True,
             )
         if self.exhausted:
             raise DecodeError("")
@@ -51,8 +62,9 @@ def check_ratio(produced: int, compressed: int, limits: DecodeLimits) -> None:
     the ratio limit."""
     if produced > RATIO_FLOOR and produced > max(compressed, 1) * limits.max_ratio:
         raise DecodeError(
-            f"expands more than {limits.max_ratio}x (a decompression bomb?); rest not scanned"
+            f"expands more than {limits.max_ratio}x (a decompression bomb?); rest not scanned",
+            bomb=True,
         )
 
 
-__all__ = ["RATIO_FLOOR", "Budget", "DecodeError", "check_ratio"]
+__all__ = ["BUDGET_FLOOR", "RATIO_FLOOR", "Budget", "DecodeError", "check_ratio"]

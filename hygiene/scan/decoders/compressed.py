@@ -41,7 +41,9 @@ class Inflater:
     early or is corrupt, reading raises :class:`DecodeError`.
     """
 
-    def __init__(self, read: Reader, kind: str, budget: Budget) -> None:
+    def __init__(self, read: Reader, kind: str, budget: Budget, owner: object = None) -> None:
+        self._owner = owner
+        self._failed = False
         self._read = read
         self._kind = kind
         self._budget = budget
@@ -67,6 +69,16 @@ class Inflater:
         return True
 
     def read(self, n: int = -1) -> bytes:
+        if self._failed:
+            raise DecodeError("")  # reported once, where it first failed
+        try:
+            return self._read_some(n)
+        except DecodeError as exc:
+            self._failed = True
+            exc.owner = exc.owner or self._owner
+            raise
+
+    def _read_some(self, n: int) -> bytes:
         size = n if n > 0 else _INPUT_BLOCK
         while True:
             if self._d.eof and not self._next_member():

@@ -91,6 +91,8 @@ class _Walk:
     finder: NeedleFinder
 
     def error(self, where: Where, exc: DecodeError) -> None:
+        if exc.bomb:
+            self.budget.exhausted = True  # one line per bomb: the rest of the input is skipped
         if str(exc):  # an empty message repeats a failure already reported
             self.result.errors.append(f"{where.display}: {exc}")
 
@@ -115,7 +117,11 @@ def scan_layers(
     """
     limits = limits or DecodeLimits()
     walk = _Walk(result, limits, Budget(limits, size), chunk_size, finder or finder_for(size))
-    _layer(walk, read, Where(display), 0, recount, file)
+    top = Where(display)
+    try:
+        _layer(walk, read, top, 0, recount, file)
+    except DecodeError as exc:  # an owner no layer claimed: the input's own failure
+        walk.error(top, exc)
 
 
 def _layer(
@@ -123,9 +129,11 @@ def _layer(
     read: Reader,
     where: Where,
     depth: int,
-    recount: Recount | None,
-    file: BinaryIO | None,
+    recount: Recount | None = None,
+    file: BinaryIO | None = None,
 ) -> None:
+    if walk.budget.exhausted:
+        return
     head, read = peek(read)
     kind = sniff(head)
     try:
@@ -142,9 +150,11 @@ def _layer(
         elif kind == "tar":
             _tar(walk, read, where, depth)
         else:
-            inflated = Inflater(read, kind, walk.budget)
+            inflated = Inflater(read, kind, walk.budget, owner=where)
             _layer(walk, inflated.read, where, depth + 1, None, None)
     except DecodeError as exc:
+        if exc.owner is not None and exc.owner != where:
+            raise  # an outer layer's failure (its stream ended early): it reports it
         walk.error(where, exc)
     except ARCHIVE_ERRORS as exc:
         walk.error(where, archive_error(kind or "", exc))
@@ -160,7 +170,7 @@ def _plain(walk: _Walk, read: Reader, where: Where, recount: Recount | None) -> 
         walk.result.bytes += scanner.bytes_read
 
 
-def _bounded(walk: _Walk, read: Reader, compressed: int) -> Reader:
+def _bounded(walk: _Walk, read: Reader, compressed: int, where: Where) -> Reader:
     """A member's ``read``, its decoded bytes counted against the budget and the ratio."""
     produced = 0
 
@@ -168,8 +178,12 @@ def _bounded(walk: _Walk, read: Reader, compressed: int) -> Reader:
         nonlocal produced
         piece = read(n)
         produced += len(piece)
-        walk.budget.spend(len(piece))
-        check_ratio(produced, compressed, walk.limits)
+        try:
+            walk.budget.spend(len(piece))
+            check_ratio(produced, compressed, walk.limits)
+        except DecodeError as exc:
+            exc.owner = where  # the member is the bomb
+            raise
         return piece
 
     return counted
@@ -188,8 +202,8 @@ def _zip(walk: _Walk, read: Reader, where: Where, depth: int, file: BinaryIO | N
             return
         with archive:
             for name, member_read, compressed in zip_members(archive):
-                reader = _bounded(walk, member_read, compressed or 0)
-                _layer(walk, reader, where.child(name), depth + 1, None, None)
+                inner = where.child(name)
+                _layer(walk, _bounded(walk, member_read, compressed or 0, inner), inner, depth + 1)
 
 
 def _tar(walk: _Walk, read: Reader, where: Where, depth: int) -> None:
