@@ -14,9 +14,11 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hygiene.detection import AIC_PAT, MAX_TOKEN_LENGTH, PAT_PREFIX, RULES, Secret, iter_secrets_at
+from hygiene.scan.decoders import utf16
 
 _PAT_RULE = next(rule for rule in RULES if rule.type_id == AIC_PAT)
 
@@ -52,16 +54,33 @@ NEEDLES: tuple[Needle, ...] = tuple(
 )
 # Characters of a base64 run from a group start: enough for the longest PAT, MIME line breaks
 # allowed between characters.
-_MAX_CHARS = (MAX_TOKEN_LENGTH + 16) * 8 // 3 + 8
-_RUN = re.compile(rb"(?:[A-Za-z0-9+/_-]|\r?\n(?=[A-Za-z0-9+/_-]))*")
+# Base64 of base64 (a Kubernetes `.dockerconfigjson` holds docker's `auth` inside `data:`):
+# the first-order needles, encoded in turn.
+NESTED_NEEDLES: tuple[Needle, ...] = tuple(
+    nested for needle in NEEDLES for nested in _needles(needle.text, False)
+)
+
+_FIRST_ORDER = tuple(needle.text for needle in NEEDLES)
+# Characters of a base64 run that encode the longest PAT (plain or UTF-16).
+_MARGIN = (2 * MAX_TOKEN_LENGTH + 32) * 4 // 3 + 8
+# A needle's first look: enough for a PAT of 40 characters or so.
+_SHORT_WINDOW = 96
+# A window decoded at once: eight margins, so each window moves seven margins on.
+WINDOW = 8 * _MARGIN
+# A run of base64; MIME line breaks inside it are skipped over (one regex: no Python per line).
+_RUN = re.compile(rb"[A-Za-z0-9+/_-]*(?:\r?\n[A-Za-z0-9+/_-]+)*")
+# The fewest characters that carry a PAT (`pat_AIC_` and 8 more: 16 bytes) at any alignment.
+SHORTEST = 22
 _URLSAFE = bytes.maketrans(b"-_", b"+/")
 
 
 def _decode(run: bytes) -> bytes:
     usable = len(run) - len(run) % 4 if len(run) % 4 == 1 else len(run)
     padded = run[:usable] + b"=" * (-usable % 4)
+    if b"-" in padded or b"_" in padded:
+        padded = padded.translate(_URLSAFE)
     try:
-        return binascii.a2b_base64(padded.translate(_URLSAFE))
+        return binascii.a2b_base64(padded)
     except binascii.Error:
         return b""
 
@@ -69,7 +88,7 @@ def _decode(run: bytes) -> bytes:
 def _raw_offset(raw: bytes, clean_index: int) -> int:
     """Where the ``clean_index``-th base64 character of ``raw`` (line breaks skipped) lies."""
     if b"\n" not in raw:
-        return clean_index
+        return min(clean_index, len(raw))
     seen = 0
     for i, byte in enumerate(raw):
         if byte in b"\r\n":
@@ -80,60 +99,160 @@ def _raw_offset(raw: bytes, clean_index: int) -> int:
     return len(raw)
 
 
-def secret_at(data: bytes, pos: int, needle: Needle) -> Secret | None:
-    """The PAT encoded where ``needle`` lies at ``pos`` in ``data``, located on its encoded
-    characters (offsets in ``data``), or None."""
-    group = pos - needle.offset
-    if group < 0:
-        return None
-    m = _RUN.match(data, group, min(len(data), group + _MAX_CHARS))
+def pats_in(decoded: bytes) -> Iterator[Secret]:
+    """The PATs in decoded bytes, plain or UTF-16 (offsets in ``decoded``)."""
+    # The pattern finds candidates at C speed; the core judges each (extent, placeholders).
+    for m in _PAT_RULE.data.finditer(decoded):
+        yield from iter_secrets_at(decoded, m.start(), _PAT_RULE)
+    for at in utf16.candidates(decoded):
+        found = utf16.secret_at(decoded, at)
+        if found is not None:
+            yield found
+
+
+def _run_at(data: bytes, start: int, limit: int) -> bytes:
+    """The base64 run of ``data`` from ``start`` to ``limit`` at most, MIME line breaks kept."""
+    m = _RUN.match(data, start, limit)
     assert m is not None  # noqa: S101 - the pattern matches the empty string
-    raw = m.group()
-    clean = raw.replace(b"\r", b"").replace(b"\n", b"")
-    decoded = _decode(clean)
-    text = decoded[needle.skip :]
-    if needle.wide:
-        text = text[: len(text) - len(text) % 2].decode("utf-16-le", "replace").encode()
-    found = next(iter_secrets_at(text, 0, _PAT_RULE), None)
-    if found is None:
-        return None
-    last_byte = needle.skip + found.end * (2 if needle.wide else 1) - 1
-    end = group + _raw_offset(raw, min(len(clean), (last_byte // 3 + 1) * 4 - 1)) + 1
-    return Secret(AIC_PAT, group, end, found.token)
+    return m.group()
 
 
-# Base64 of base64 (a Kubernetes `.dockerconfigjson` holds docker's `auth` inside `data:`):
-# the first-order needles, encoded in turn.
-NESTED_NEEDLES: tuple[Needle, ...] = tuple(
-    nested for needle in NEEDLES if not needle.wide for nested in _needles(needle.text, False)
-)
-_NESTED_REACH = 16 << 10
-_B64_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
-
-
-def nested_at(data: bytes, pos: int) -> list[Secret]:
-    """The PATs of a base64 run that holds base64 of a PAT, a nested needle lying at ``pos``:
-    the run is decoded whole (up to 16 KiB each way) and searched for first-order needles;
-    each PAT is located on the outer characters that carry it."""
-    start = pos
-    low = max(0, pos - _NESTED_REACH)
-    while start > low and data[start - 1] in _B64_BYTES:
-        start -= 1
-    m = _RUN.match(data, start, min(len(data), pos + _NESTED_REACH))
-    assert m is not None  # noqa: S101 - the pattern matches the empty string
-    raw = m.group()
-    decoded = _decode(raw.replace(b"\r", b"").replace(b"\n", b""))
-    found = []
-    for needle in NEEDLES:
-        at = decoded.find(needle.text)
-        while at != -1:
-            inner = secret_at(decoded, at, needle)
-            if inner is not None:
-                first = start + _raw_offset(raw, inner.start * 4 // 3)
-                last = start + _raw_offset(raw, -(-inner.end * 4 // 3) - 1) + 1
-                found.append(Secret(AIC_PAT, first, last, inner.token))
-            at = decoded.find(needle.text, at + 1)
+def _decoded_pats(decoded: bytes, depth: int) -> list[Secret]:
+    found = list(pats_in(decoded))
+    if depth < 2:
+        found += _nested(decoded)
     return found
 
 
-__all__ = ["NEEDLES", "NESTED_NEEDLES", "Needle", "nested_at", "secret_at"]
+def _nested(decoded: bytes) -> list[Secret]:
+    """PATs in base64 inside ``decoded`` (base64 of base64), offsets in ``decoded``."""
+    if len(decoded) < SHORTEST:
+        return []
+    found = mime_secrets(decoded, len(decoded), depth=2)
+    if any(needle in decoded for needle in _FIRST_ORDER):
+        found += by_runs(decoded, len(decoded), _FIRST_ORDER, depth=2)
+    return found
+
+
+_MIME_PART = re.compile(rb"(?i:content-transfer-encoding):[ \t]*(?i:base64)[ \t]*\r?\n")
+_BLANK_LINE = re.compile(rb"\r?\n\r?\n")
+
+
+def mime_secrets(data: bytes, end: int, depth: int = 1) -> list[Secret]:
+    """PATs in the base64 parts of e-mail (MIME): a part's body is read across its line
+    breaks, so a needle split by one is not missed."""
+    found: list[Secret] = []
+    if b"ase64" not in data:
+        return found
+    for header in _MIME_PART.finditer(data, 0, end):
+        blank = _BLANK_LINE.search(data, header.start(), end)
+        if blank is None:
+            continue
+        start = blank.end()
+        while start < end:
+            secrets, done = window_secrets(data, start, depth, phases=(0,))
+            found += secrets
+            if done - start < SHORTEST:
+                break
+            start = done
+    return found
+
+
+# Base64 characters as `A`, the rest as `.`: a run long enough to carry a PAT is `A` * 22.
+_MASK = bytes(
+    ord("A") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/_-") else ord(".")
+    for b in range(256)
+)
+
+
+def by_runs(data: bytes, end: int, needles: tuple[bytes, ...], depth: int = 1) -> list[Secret]:
+    """Every base64 run of ``data[:end]`` long enough to carry a PAT and holding one of
+    ``needles``, decoded window by window (each byte once): for dense needles, where a step per
+    needle would crawl. Runs are located in a translated copy (base64 characters as ``A``) with
+    ``bytes.find``, at C speed."""
+    mask = data[:end].translate(_MASK)
+    long_run = b"A" * SHORTEST
+    found: list[Secret] = []
+    pos = mask.find(long_run)
+    while pos != -1:
+        run_start = mask.rfind(b".", 0, pos) + 1
+        run_end = mask.find(b".", pos)
+        run_end = end if run_end == -1 else run_end
+        run = data[run_start:run_end]
+        if any(needle in run for needle in needles):
+            start = run_start
+            while start < run_end:
+                # A run starts at a group boundary: one alignment, windows kept in step. (Not
+                # so in a decoded window, which may start inside the inner run.)
+                phases = (0,) if depth == 1 else (0, 1, 2, 3)
+                secrets, start = window_secrets(data, start, depth, phases)
+                found += secrets
+            run_end = max(run_end, start)
+        pos = mask.find(long_run, run_end)
+    return found
+
+
+def run_back(data: bytes, pos: int, most: int) -> int:
+    """``pos`` moved back over at most ``most`` base64 characters."""
+    low = max(0, pos - most)
+    while pos > low and data[pos - 1] in _B64_BYTES:
+        pos -= 1
+    return pos
+
+
+_B64_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+
+
+def needle_secrets(data: bytes, group: int) -> list[Secret]:
+    """The PAT encoded from the 4-character group at ``group`` (where a first-order needle put
+    it), located on its groups: a short window first, the longest PAT's only when needed."""
+    found: list[Secret] = []
+    for size in (_SHORT_WINDOW, _MARGIN):
+        raw = _run_at(data, group, min(len(data), group + size))
+        found, _ = window_secrets(data, group, depth=2, phases=(0,), limit=size)
+        if len(raw) < size or all(s.end < group + len(raw) for s in found):
+            break
+    return found
+
+
+def window_secrets(
+    data: bytes,
+    start: int,
+    depth: int = 1,
+    phases: tuple[int, ...] = (0, 1, 2, 3),
+    limit: int = 0,
+) -> tuple[list[Secret], int]:
+    """The PATs carried in base64 from ``start`` on (a bounded window, decoded at each of
+    ``phases``: every alignment by default), each located on the 4-character groups that encode
+    it; and the offset up to which the window answered (a needle before it needs no other look;
+    a window after it starts there, at the same alignment)."""
+    size = limit or WINDOW
+    raw = _run_at(data, start, min(len(data), start + size))
+    if len(raw) < SHORTEST:
+        return [], start + max(len(raw), 1)
+    clean = raw.replace(b"\r", b"").replace(b"\n", b"") if b"\n" in raw else raw
+    # A run going on past the window: a PAT in its last margin is left to the next window.
+    cut = len(raw) >= size - 8 and not limit
+    bound = start + (_raw_offset(raw, (len(clean) - _MARGIN) // 4 * 4) if cut else len(raw))
+    found = []
+    for phase in phases:
+        for secret in _decoded_pats(_decode(clean[phase:]), depth):
+            first = phase + secret.start // 3 * 4
+            last = min(len(clean), phase + ((secret.end - 1) // 3 + 1) * 4)
+            where = start + _raw_offset(raw, first)
+            if where < bound or not cut:
+                end = start + _raw_offset(raw, last - 1) + 1
+                found.append(Secret(AIC_PAT, where, end, secret.token))
+    return found, max(bound, start + 1)
+
+
+__all__ = [
+    "NEEDLES",
+    "NESTED_NEEDLES",
+    "SHORTEST",
+    "WINDOW",
+    "Needle",
+    "by_runs",
+    "pats_in",
+    "window_secrets",
+]

@@ -8,9 +8,6 @@ memchr, so text without base64 or UTF-16 costs a few passes of ``in``.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterator
-
 from hygiene.detection import AIC_PAT, BEARER_TOKEN, Secret, drop_overlaps
 from hygiene.scan.decoders import b64, utf16
 
@@ -23,54 +20,81 @@ def _rare(needle: bytes, count: int) -> tuple[bytes, ...]:
     return tuple(bytes([b]) for b in ranked[:count])
 
 
-Finder = Callable[[bytes, int], list[Secret]]
-
-
-def _one(finder: Callable[[bytes, int], Secret | None]) -> Finder:
-    def listed(data: bytes, pos: int) -> list[Secret]:
-        found = finder(data, pos)
-        return [] if found is None else [found]
-
-    return listed
-
-
-_SEARCHES: tuple[tuple[bytes, tuple[bytes, ...], Finder], ...] = (
-    *(
-        (n.text, _rare(n.text, 3), _one(functools.partial(b64.secret_at, needle=n)))
-        for n in b64.NEEDLES
-    ),
-    *((n.text, _rare(n.text, 3), b64.nested_at) for n in b64.NESTED_NEEDLES),
-    (utf16.NEEDLE, (b"\x00", b"C"), _one(utf16.secret_at)),
+# Every needle starts a window of base64 decoded at every alignment (first-order needles:
+# base64 of a PAT, plain or UTF-16; nested ones: base64 of that). The UTF-16 needle is decoded
+# where it lies.
+_B64_NEEDLES = tuple(
+    (n.text, _rare(n.text, 3), n.offset, nested)
+    for nested, group in ((False, b64.NEEDLES), (True, b64.NESTED_NEEDLES))
+    for n in group
 )
+_ALL_TEXTS = tuple(needle for needle, _, _, _ in _B64_NEEDLES)
+_UTF16_RARE = (b"\x00", b"C")
 
 
-def _positions(
-    data: bytes, needle: bytes, rare: tuple[bytes, ...], end: int, present: dict[bytes, bool]
-) -> Iterator[int]:
+def _present(data: bytes, rare: tuple[bytes, ...], seen: dict[bytes, bool]) -> bool:
     for byte in rare:
-        # Needles share their rare bytes (five hold `Q`): each is looked for once per buffer.
-        seen = present.get(byte)
-        if seen is None:
-            seen = present[byte] = byte in data
-        if not seen:
-            return
-    pos = data.find(needle, 0, end + len(needle))
-    while pos != -1:
-        if pos < end:
-            yield pos
-        pos = data.find(needle, pos + 1, end + len(needle))
+        # Needles share their rare bytes (most hold `Q`): each is looked for once per buffer.
+        here = seen.get(byte)
+        if here is None:
+            here = seen[byte] = byte in data
+        if not here:
+            return False
+    return True
+
+
+# Needle hits in one buffer beyond which it is read run by run instead (dense needles, as in
+# adversarial input: a Python step per hit would crawl).
+DENSE = 32
+
+
+def _base64_secrets(data: bytes, end: int, seen: dict[bytes, bool]) -> list[Secret]:
+    found: list[Secret] = []
+    covered: list[tuple[int, int]] = []  # nested needles: runs decoded whole
+    hits = 0
+    for needle, rare, offset, nested in _B64_NEEDLES:
+        if not _present(data, rare, seen):
+            continue
+        pos = data.find(needle, 0, end + len(needle))
+        while pos != -1 and pos < end:
+            hits += 1
+            if hits > DENSE:
+                return found + b64.by_runs(data, end, _ALL_TEXTS)
+            start = max(0, pos - offset)
+            if not nested:
+                found += b64.needle_secrets(data, start)
+            elif not any(a <= start < b for a, b in covered):
+                # Some outer groups back too: the inner group holding `p` may start before
+                # the inner needle, and so before the outer needle's group.
+                start = b64.run_back(data, start, 16)
+                secrets, done = b64.window_secrets(data, start)
+                found += secrets
+                covered.append((start, done))
+            pos = data.find(needle, pos + 1, end + len(needle))
+    return found
 
 
 def embedded_secrets(data: bytes, cut: int | None = None) -> list[Secret]:
     """The PATs encoded in ``data`` (base64, UTF-16) whose encoded text starts before ``cut``,
     each located on its encoded text."""
     end = len(data) if cut is None else cut
-    found: list[Secret] = []
-    present: dict[bytes, bool] = {}
-    for needle, rare, finder in _SEARCHES:
-        for pos in _positions(data, needle, rare, end, present):
-            found.extend(finder(data, pos))
-    return found
+    seen: dict[bytes, bool] = {}
+    found = _base64_secrets(data, end, seen) + b64.mime_secrets(data, end)
+    if _present(data, _UTF16_RARE, seen):
+        after = 0
+        for pos in utf16.candidates(data, 0, end):
+            if pos < after:
+                continue  # a needle inside a PAT found is part of it
+            secret = utf16.secret_at(data, pos)
+            if secret is not None:
+                found.append(secret)
+                after = secret.end
+    return _unique(found)
+
+
+def _unique(found: list[Secret]) -> list[Secret]:
+    # Windows at several alignments and nested decodes may find one PAT twice.
+    return list({(s.start, s.token): s for s in found}.values())
 
 
 def refine(data: bytes, cut: int, found: list[Secret]) -> list[Secret]:

@@ -10,7 +10,8 @@ decoded around where it lies.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 
 from hygiene.detection import AIC_PAT, MAX_TOKEN_LENGTH, PAT_PREFIX, RULES, Secret, iter_secrets_at
 
@@ -21,6 +22,7 @@ NEEDLE = PAT_PREFIX.encode("utf-16-le")[:-1]
 _PAT_RULE = next(rule for rule in RULES if rule.type_id == AIC_PAT)
 _PRINTABLE = frozenset(b"\t\n\r" + bytes(range(0x20, 0x7F)))
 _SAMPLE = 512
+_SHORT = 2 * (len(PAT_PREFIX) + 64)
 
 
 def sniff(head: bytes) -> tuple[str, int] | None:
@@ -59,19 +61,46 @@ def transcoder(read: Reader, codec: str) -> Reader:
     return transcoded
 
 
+# UTF-16 of `pat_AIC_` and eight token characters, either byte order: candidates located at C
+# speed; each is then decoded and judged by the core.
+_TOKEN = rb"[A-Za-z0-9_-]"
+CANDIDATES = re.compile(
+    re.escape(PAT_PREFIX.encode("utf-16-le"))
+    + rb"(?:"
+    + _TOKEN
+    + rb"\x00){8}"
+    + rb"|"
+    + re.escape(PAT_PREFIX.encode("utf-16-be")[1:])
+    + rb"(?:\x00"
+    + _TOKEN
+    + rb"){8}"
+)
+
+
+def candidates(data: bytes, start: int = 0, end: int | None = None) -> Iterator[int]:
+    """Where a UTF-16 PAT may lie in ``data``: the offsets :func:`secret_at` takes."""
+    stop = len(data) if end is None else end
+    for m in CANDIDATES.finditer(data, start, min(len(data), stop + 32)):
+        if m.start() < stop:
+            yield m.start()
+
+
 def secret_at(data: bytes, pos: int) -> Secret | None:
     """The PAT in UTF-16 (either byte order) whose needle lies at ``pos`` in ``data``, located
     on its encoded bytes, or None."""
-    span = 2 * (len(PAT_PREFIX) + MAX_TOKEN_LENGTH + 1)
     for start, codec in ((pos, "utf-16-le"), (pos - 1, "utf-16-be")):
         if start < 0:
             continue
-        raw = data[start : min(len(data), start + span)]
-        text = raw[: len(raw) // 2 * 2].decode(codec, "replace").encode("utf-8", "replace")
-        found = next(iter_secrets_at(text, 0, _PAT_RULE), None)
+        # A short window first: most needles (adversarial ones above all) end early.
+        for span in (_SHORT, 2 * (len(PAT_PREFIX) + MAX_TOKEN_LENGTH + 1)):
+            raw = data[start : min(len(data), start + span)]
+            text = raw[: len(raw) // 2 * 2].decode(codec, "replace").encode("utf-8", "replace")
+            found = next(iter_secrets_at(text, 0, _PAT_RULE), None)
+            if found is None or found.end < len(text) or len(raw) < span:
+                break
         if found is not None:
             return Secret(AIC_PAT, start, start + 2 * found.end, found.token)
     return None
 
 
-__all__ = ["NEEDLE", "secret_at", "sniff", "transcoder"]
+__all__ = ["CANDIDATES", "NEEDLE", "candidates", "secret_at", "sniff", "transcoder"]

@@ -77,7 +77,10 @@ def planted(draw: st.DrawFn, quiet: st.SearchStrategy[str] | None = None) -> tup
     real = pats if fmt.kind == "pat" else session_tokens
     cred = draw(real if quiet is None else quiet)
     name, data = fmt.build(cred)
-    if b"\x00" not in data and data.isascii() and draw(st.booleans()):
+    # (Base64 of an e-mail whose own base64 splits the PAT's needle at a line break would
+    # carry no needle at all: e-mail is wrapped in archives here, not encoded again.)
+    encodable = b"\x00" not in data and data.isascii() and not fmt.name.startswith("email")
+    if encodable and draw(st.booleans()):
         wraps = _text_wrappers(fmt.kind)
         name, data = wraps[draw(st.sampled_from(sorted(wraps)))](name, data)
     for label in draw(st.lists(st.sampled_from(sorted(WRAPPERS)), max_size=3)):

@@ -160,3 +160,16 @@ def test_staged_and_all_files_and_history_decode(guard: SecretGuard, git_repo: P
     proc = run_hygiene(guard, "scan", "--history", "--format", "json", cwd=git_repo)
     found = json.loads(proc.stdout)["findings"]
     assert any(f["fingerprint"] == fingerprint(pat) and f["commit"] for f in found)
+
+
+def test_mime_base64_is_read_across_its_line_breaks(guard: SecretGuard, tmp_path: Path) -> None:
+    from tests.scan.decoders.containers import mime_b64
+
+    pat = guard.pat()
+    # Every shift of the PAT against the 76-column lines: some split its needle at a break.
+    for pad in range(0, 60, 3):
+        body = mime_b64(("x" * pad + f" AIC_TOKEN={pat}\n").encode())
+        mail = f"Subject: env\r\nContent-Transfer-Encoding: base64\r\n\r\n{body}\r\n"
+        (tmp_path / "m.eml").write_text(mail)
+        found = run_scan(ScanRequest(paths=(str(tmp_path / "m.eml"),))).findings
+        assert [f.fingerprint for f in found] == [fingerprint(pat)], pad
