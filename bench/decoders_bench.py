@@ -95,6 +95,25 @@ def adversarial(
         path.unlink()
 
 
+def hook_alone(size: int) -> None:
+    """The decoders' own cost: their hook over 64 KiB chunks in this process, without the
+    matcher (whose cost on such inputs the `before` column shows)."""
+    sys.path.insert(0, str(REPO))
+    from hygiene.scan.decoders.embedded import embedded_secrets
+
+    print(f"decoder hook alone, in process ({size // MB} MB each, best of 3), MB/s:")
+    for label, unit in ADVERSARIAL.items():
+        data = unit * (size // len(unit))
+        chunks = [data[i : i + (64 << 10)] for i in range(0, len(data), 64 << 10)]
+        best = float("inf")
+        for _ in range(3):
+            started = time.perf_counter()
+            for chunk in chunks:
+                embedded_secrets(chunk, len(chunk))
+            best = min(best, time.perf_counter() - started)
+        print(f"  {label:36} {size / MB / best:7.0f}")
+
+
 def memory(dest: Path, rng: random.Random, sizes: tuple[int, ...], new: list[str]) -> None:
     for size in sizes:
         log = dest / f"rss_{size}.log"
@@ -140,6 +159,7 @@ def main() -> int:
         ratio_line("service log", log, new, old, runs)
         inputs = {**(KEYWORDS if args.keywords else {}), **ADVERSARIAL}
         adversarial(Path(tmp), (8 if args.quick else 40) * MB, new, old, runs, inputs)
+        hook_alone((8 if args.quick else 40) * MB)
         memory(Path(tmp), rng, (16, 64) if args.quick else (64, 256), new)
         print(f"(bench ran {time.perf_counter() - started:.0f} s)")
     return 0

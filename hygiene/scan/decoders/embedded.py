@@ -57,13 +57,17 @@ def _base64_secrets(data: bytes, end: int, seen: dict[bytes, bool]) -> list[Secr
             continue
         pos = data.find(needle, 0, end + len(needle))
         while pos != -1 and pos < end:
+            start = max(0, pos - offset)
+            done = next((b for a, b in covered if a <= start < b), 0) if nested else 0
+            if done:  # inside a run decoded whole already: on past it
+                pos = data.find(needle, max(pos + 1, done - len(needle)), end + len(needle))
+                continue
             hits += 1
             if hits > DENSE:
                 return found + b64.by_runs(data, end, _ALL_TEXTS)
-            start = max(0, pos - offset)
             if not nested:
                 found += b64.needle_secrets(data, start)
-            elif not any(a <= start < b for a, b in covered):
+            else:
                 # Some outer groups back too: the inner group holding `p` may start before
                 # the inner needle, and so before the outer needle's group.
                 start = b64.run_back(data, start, 16)
