@@ -5,8 +5,9 @@ this module, never a copy of its patterns:
 
 * ``aic-pat``: ``pat_AIC_`` followed by the secret part ``[A-Za-z0-9_-]{8,}``.
 * ``bearer-token``: the credential after ``Authorization`` (any scheme, any case and spacing,
-  header line, JSON, dict repr, curl ``-H``, httpcore byte tuples, escaped JSON) and the value of
-  an ``access_token`` key (JSON, dict repr, query string, form body, env file).
+  header line, JSON, dict repr, curl ``-H``, httpcore byte tuples, escaped JSON), the value of
+  an ``access_token`` key (JSON, dict repr, query string, form body, env file), and the
+  ``value`` of a name/value pair naming one (HAR, Postman, OpenAPI).
 
 Placeholders (``pat_AIC_xxxxxxxx``, ``Bearer ${TOKEN}``, ``EXAMPLE`` ...) are not secrets, and a
 line holding ``pragma: allowlist secret`` or ``hygiene: allow`` is skipped.
@@ -71,6 +72,40 @@ AUTHORIZATION_PATTERN: Final = (
 ACCESS_TOKEN_PATTERN: Final = (
     r"(?i:access[_-]?token)" + _QUOTE + _SEPARATOR + _QUOTE + r"[ \t]*" + _CRED + _CRED_END
 )
+
+# HAR, Postman and OpenAPI carry a header or key as a name/value pair: the keyword is the value
+# of `name`/`key` (`{"name": "Authorization", "value": "Bearer ..."}`, Postman's
+# `"bearer": [{"key": "token", "value": "..."}]`), the credential that of a sibling `value`
+# (OpenAPI: `example`) of the same object, up to six lines on. The gap holds no `name`/`key`
+# field and no YAML list item, so the value of the next pair is never taken.
+_PAIR_KEYS = r"(?i:authorization|access_token)"
+_PAIR_TOKEN_KEY = r"""["'](?i:token)"""  # noqa: S105 - a pattern, not a password
+_PAIR_GAP_CHAR = r"""(?:(?!\\{0,3}["'](?:name|key)\\{0,3}["']|- )[^\n])"""
+_PAIR_GAP = r"(?:" + _PAIR_GAP_CHAR + r"{0,120}\r?\n){0,6}?" + _PAIR_GAP_CHAR + r"{0,120}?"
+_PAIR_VALUE_KEY = r"""(?<=[\s"',{\\])(?i:value|example)"""
+
+
+def _pair(key: str) -> str:
+    return (
+        key
+        + _QUOTE
+        + r"[ \t]*(?:,|\r?\n)"
+        + _PAIR_GAP
+        + _PAIR_VALUE_KEY
+        + _QUOTE
+        + r"[ \t]*[:=][ \t]*"
+        + _QUOTE
+        + r"[ \t]*"
+        + _SCHEME
+        + _CRED
+        + _CRED_END
+    )
+
+
+# Two rules, so that no needle of one lies inside another of the same rule (`access_token"`
+# holds `ccess_token` and `token"`): the scanner ends a match at its rule's next needle.
+PAIR_PATTERN: Final = _pair(_PAIR_KEYS)
+PAIR_TOKEN_PATTERN: Final = _pair(_PAIR_TOKEN_KEY)
 
 # HTTP authentication scheme names: a lone scheme word is not a credential.
 SCHEME_WORDS: Final = frozenset(
@@ -243,6 +278,9 @@ RULES: Final = (
         1,
         kw=True,
     ),
+    # Name/value pairs (HAR, Postman, OpenAPI); a pair whose value is a PAT is the PAT rule's.
+    _rule(BEARER_TOKEN, PAIR_PATTERN, (b"uthorization", b"ccess_token"), 1, kw=True),
+    _rule(BEARER_TOKEN, PAIR_TOKEN_PATTERN, (b'token"', b"token'"), 1, kw=True),
 )
 
 

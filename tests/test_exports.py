@@ -67,6 +67,14 @@ EXPORTS: dict[str, list[str]] = {
         "ScanResult",
         "run_scan",
     ],
+    "hygiene.scan.decoders": [
+        "DecodeError",
+        "decoded_secrets",
+        "refine",
+        "scan_buffer",
+        "scan_layers",
+        "sniff",
+    ],
     "hygiene.scan.matcher": [
         "DEFAULT_CHUNK_SIZE",
         "Hit",

@@ -95,10 +95,13 @@ def after_secret(rule: ExportRule) -> str:
     after = dialects.lookahead_body(rule.tail)
     if after is not None:
         return dialects.to_hyperscan(after.replace("|$", r"|\z"))
-    if not rule.body.startswith("[") or rule.body.startswith("[^"):
+    # The body's first character class: `[...]{n,m}`, or `(?:[...]|%5[Ff]|...){n,m}` where a
+    # PAT's secret part may hold URL escapes (a `%` then ends the match here: close enough).
+    start = 3 if rule.body.startswith("(?:[") else 0
+    if not rule.body.startswith("[", start) or rule.body.startswith("[^", start):
         raise RuleTranslationError(f"cannot negate the body of {rule.id}")
-    end = class_end(rule.body, 0)
-    return r"\z|[^" + rule.body[1:end] + "]"
+    end = class_end(rule.body, start)
+    return r"\z|[^" + rule.body[start + 1 : end] + "]"
 
 
 def sample_lines(rule: ExportRule) -> list[str]:

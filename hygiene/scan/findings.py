@@ -22,6 +22,9 @@ class Finding:
     fingerprint: str
     commit: str | None = None
     live: str | None = None
+    # Inside an archive: the path within it (``lib/b.jar!config.yml``); ``path`` is then
+    # ``ARCHIVE!MEMBER`` (``a.zip!lib/b.jar!config.yml``).
+    member: str | None = None
 
     def sort_key(self) -> tuple[str, str, int, int]:
         return (self.commit or "", self.path, self.line, self.column)
@@ -39,17 +42,30 @@ class Detection:
 
 
 def detection_for(
-    hit: Hit, path: str, *, line: int | None = None, commit: str | None = None
+    hit: Hit,
+    path: str,
+    *,
+    line: int | None = None,
+    commit: str | None = None,
+    member: str | None = None,
 ) -> Detection:
     """The one place where a matcher's hit becomes a detection at ``path``.
 
     ``line`` replaces the hit's own line number where the hit was found in a piece of a file
-    (history: an added line, numbered in its commit's version of the file).
+    (history: an added line, numbered in its commit's version of the file); ``member``: the
+    path inside an archive (``path`` is then ``ARCHIVE!MEMBER``).
     """
     secret = hit.secret
     where = hit.line if line is None else line
     finding = Finding(
-        path, where, hit.column, secret.type_id, secret.masked, secret.fingerprint, commit
+        path,
+        where,
+        hit.column,
+        secret.type_id,
+        secret.masked,
+        secret.fingerprint,
+        commit,
+        member=member,
     )
     return Detection(finding, secret)
 

@@ -1,8 +1,13 @@
-"""How far the scanner looks inside encodings and archives (each decoder is bounded)."""
+"""How every input of a scan is read: how far the scanner looks inside encodings and archives
+(each decoder is bounded), and the settings' line allowlist."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+# The settings' line allowlist (see hygiene.scan.matcher.allowlines).
+AllowLines = tuple[re.Pattern[bytes], ...]
 
 
 @dataclass(frozen=True)
@@ -16,4 +21,4 @@ class DecodeLimits:
     max_ratio: int = 1000
 
 
-__all__ = ["DecodeLimits"]
+__all__ = ["AllowLines", "DecodeLimits"]

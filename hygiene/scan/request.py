@@ -23,7 +23,7 @@ from hygiene.scan.sources.files import (
     collect_paths,
     tracked_files,
 )
-from hygiene.scan.sources.one_file import AllowLines, scan_stream
+from hygiene.scan.sources.one_file import scan_stream
 from hygiene.scan.sources.runner import merge, scan_targets
 
 STDIN = "-"
@@ -60,7 +60,7 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
     if request.staged:
         from hygiene.scan.sources.staged import scan_staged
 
-        return scan_staged(excluder, request.chunk_size, request.allow_lines)
+        return scan_staged(excluder, request.chunk_size, request.limits, request.allow_lines)
     if request.history:
         from hygiene.scan.sources.history import scan_history
 
@@ -76,6 +76,7 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
             targets,
             chunk_size=request.chunk_size,
             keep_secrets=request.keep_secrets,
+            limits=request.limits,
             on_wait=request.on_wait,
             allow_lines=request.allow_lines,
         )
@@ -83,15 +84,22 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
     parts[0].errors[:0] = errors
     if STDIN in request.paths:
         stream = stdin or sys.stdin.buffer
-        parts.append(_scan_stdin(stream, request.chunk_size, request.allow_lines))
+        parts.append(_scan_stdin(stream, request))
     return merge(parts)
 
 
-def _scan_stdin(stream: BinaryIO, chunk_size: int, allow_lines: AllowLines) -> ScanResult:
+def _scan_stdin(stream: BinaryIO, request: ScanRequest) -> ScanResult:
     started = time.perf_counter()
     result = ScanResult()
     try:
-        scan_stream(stream, STDIN_DISPLAY, result, chunk_size, allow_lines=allow_lines)
+        scan_stream(
+            stream,
+            STDIN_DISPLAY,
+            result,
+            request.chunk_size,
+            limits=request.limits,
+            allow_lines=request.allow_lines,
+        )
         result.files = 1
     except OSError as exc:
         result.errors.append(f"{STDIN_DISPLAY}: {exc.strerror or exc}")

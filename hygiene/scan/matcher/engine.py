@@ -48,6 +48,13 @@ WINDOW = MAX_TOKEN_LENGTH + 64
 DEFAULT_CHUNK_SIZE = 64 << 10
 
 Reader = Callable[[int], bytes]
+# A hook over each round's secrets: given the buffer, the cut and the rules' secrets, the
+# secrets to report (decoders add what they decode, e.g. a PAT inside base64, and drop what it
+# replaces). Offsets are within the buffer.
+Refine = Callable[[bytes, int, list[Secret]], list[Secret]]
+# A match may cross this many newlines less one (name/value pairs spread over lines): a chunk
+# is cut at the start of its last SPAN_LINES lines, so such a match is seen whole.
+SPAN_LINES = 8
 
 
 @dataclass(frozen=True)
@@ -85,17 +92,24 @@ _BATCH = 32
 
 
 def _secrets_before(
-    data: bytes, cut: int, finder: NeedleFinder, sqlite: bool = False
+    data: bytes,
+    cut: int,
+    finder: NeedleFinder,
+    sqlite: bool = False,
+    refine: Refine | None = None,
 ) -> list[Secret]:
     """Secrets in ``data`` whose match starts before ``cut``, in order, without overlaps
     (work bounded whatever the input: see :mod:`~hygiene.scan.matcher.candidates`). In a
-    SQLite stream, a PAT ends where its row's header says its text field ends."""
+    SQLite stream, a PAT ends where its row's header says its text field ends; ``refine``
+    (the decoders) adds what encodings carry."""
     found: list[Secret] = []
     for rule, pairs in candidates(data, cut, finder):
         if pairs:
             _judge_needles(data, rule, pairs, found)
     if sqlite:
         found = [_within_field(data, secret) for secret in found]
+    if refine is not None:
+        found = refine(data, cut, found)
     return drop_overlaps(found) if len(found) > 1 else found
 
 
@@ -160,6 +174,7 @@ class StreamScanner:
         full_count: bool = True,
         finder: NeedleFinder | None = None,
         allow_lines: Sequence[re.Pattern[bytes]] = (),
+        refine: Refine | None = None,
     ) -> None:
         if chunk_size < 1:
             raise ValueError("chunk_size must be positive")
@@ -168,6 +183,7 @@ class StreamScanner:
         # The settings' line allowlist: searched near each finding only (see allowlines).
         self.allow_lines = tuple(allow_lines)
         self.full_count = full_count
+        self.refine = refine
         self.bytes_read = 0
         self.newlines = 0
         self.counted_all = full_count
@@ -192,7 +208,7 @@ class StreamScanner:
             if base == 0:  # no cut holds a newline in the magic's 16 bytes: data holds them
                 sqlite = is_sqlite(data[:16])
             if cut:
-                secrets = _secrets_before(data, cut, self.finder, sqlite)
+                secrets = _secrets_before(data, cut, self.finder, sqlite, self.refine)
                 counted_to = 0
                 if secrets:
                     line = 1 + lines.total()
@@ -221,7 +237,7 @@ class StreamScanner:
         """What :meth:`scan` yields for a stream of exactly ``data``, in one round (a small
         file read whole skips the streaming machinery)."""
         self.bytes_read += len(data)
-        secrets = _secrets_before(data, len(data), self.finder, is_sqlite(data[:16]))
+        secrets = _secrets_before(data, len(data), self.finder, is_sqlite(data[:16]), self.refine)
         if self.full_count:
             self.newlines = data.count(b"\n")
             self.counted_all = True
@@ -231,10 +247,15 @@ class StreamScanner:
     def _cut(data: bytes, *, final: bool) -> int:
         if final:
             return len(data)
-        nl = data.rfind(b"\n", max(0, len(data) - WINDOW))
-        if nl != -1:
-            return nl + 1
-        return safe_cut(data, len(data) - WINDOW)
+        low = max(0, len(data) - WINDOW)
+        nl = len(data)
+        for _ in range(SPAN_LINES):
+            nl = data.rfind(b"\n", low, nl)
+            if nl == -1:
+                # Fewer lines than that in the window: a cut WINDOW bytes back keeps every
+                # match starting before it whole (no match is longer).
+                return safe_cut(data, low)
+        return nl + 1
 
     def _hits(
         self,

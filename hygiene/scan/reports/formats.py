@@ -40,6 +40,10 @@ def _finding_json(f: Finding) -> dict[str, Any]:
         "fingerprint": f.fingerprint,
         "commit": f.commit,
     }
+    if f.member is not None:
+        # Inside an archive: `path` is ARCHIVE!MEMBER, these name the two parts.
+        doc["archive"] = f.path[: len(f.path) - len(f.member) - 1]
+        doc["member"] = f.member
     if f.live is not None:
         doc["live"] = f.live
     return doc
@@ -97,6 +101,9 @@ def _sarif_result(f: Finding, rule_index: int) -> dict[str, Any]:
         props["commit"] = f.commit
     if f.live is not None:
         props["live"] = f.live
+    if f.member is not None:
+        props["archive"] = f.path[: len(f.path) - len(f.member) - 1]
+        props["member"] = f.member
     result["properties"] = props
     return result
 

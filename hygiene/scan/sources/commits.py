@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-import gzip
+import dataclasses
 import os
 import re
 import subprocess
@@ -21,12 +21,13 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from hygiene.errors import InputError
+from hygiene.scan.decoders import scan_layers
 from hygiene.scan.findings import ScanResult, detection_for
-from hygiene.scan.matcher.engine import Reader, StreamScanner, scan_bytes
+from hygiene.scan.limits import AllowLines
+from hygiene.scan.matcher.engine import Reader, scan_bytes
 from hygiene.scan.matcher.needles import NEEDLES, finder_for
-from hygiene.scan.sources.files import GZIP_ERRORS, Excluder
-from hygiene.scan.sources.one_file import AllowLines
-from hygiene.scan.sources.staged import _blob_reader, _ReaderFile
+from hygiene.scan.sources.files import Excluder
+from hygiene.scan.sources.staged import blob_reader
 
 _HASH = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
@@ -162,9 +163,8 @@ def scan_gz_blobs(
             header = proc.stdout.readline().split()
             if len(header) != 3 or header[1] != b"blob":
                 continue
-            read = _blob_reader(proc.stdout, int(header[2]))
-            scanner = StreamScanner(finder=finder_for(int(header[2])), allow_lines=allow_lines)
-            _scan_gz(read, blobs.where[sha], result, scanner)
+            read = blob_reader(proc.stdout, int(header[2]))
+            _scan_gz(read, int(header[2]), blobs.where[sha], result, allow_lines)
             while read(1 << 16):
                 pass  # whatever a corrupt gzip left unread: stay in step with cat-file
             proc.stdout.read(1)  # the newline after each blob
@@ -183,19 +183,26 @@ def _feed(stdin: IO[bytes], shas: list[str]) -> None:
 
 
 def _scan_gz(
-    read: Reader, where: list[tuple[str, str]], result: ScanResult, scanner: StreamScanner
+    read: Reader,
+    size: int,
+    where: list[tuple[str, str]],
+    result: ScanResult,
+    allow_lines: AllowLines,
 ) -> None:
-    stream = gzip.GzipFile(mode="rb", fileobj=_ReaderFile(read))
-    try:
-        hits = list(scanner.scan(stream.read))
-    except GZIP_ERRORS as exc:
-        commit, path = where[0]
-        result.errors.append(f"{commit[:12]}:{path}: not a valid gzip file ({exc})")
-        return
-    finally:
-        result.bytes += scanner.bytes_read
+    """The blob through the decoders (gzip, and whatever it holds), reported at every commit
+    and path that introduced it."""
+    first_commit, first_path = where[0]
+    found = ScanResult()
+    scan_layers(
+        read, first_path, found, finder=finder_for(size), size=size, allow_lines=allow_lines
+    )
+    result.bytes += found.bytes
+    result.errors += [f"{first_commit[:12]}:{error}" for error in found.errors]
     for commit, path in where:
-        result.detections.extend(detection_for(hit, path, commit=commit) for hit in hits)
+        for detection in found.detections:
+            shown = path + detection.finding.path[len(first_path) :]
+            finding = dataclasses.replace(detection.finding, path=shown, commit=commit)
+            result.detections.append(dataclasses.replace(detection, finding=finding))
 
 
 __all__ = ["MessageScan", "list_gz_blobs", "scan_gz_blobs", "scan_messages"]

@@ -166,14 +166,10 @@ def _open_raw(target: FileTarget, on_wait: Notice | None) -> BinaryIO:
 
 @contextmanager
 def open_target(target: FileTarget, on_wait: Notice | None = None) -> Iterator[BinaryIO]:
-    """The file's bytes, decompressed for ``*.gz``, opened once (a stream cannot be opened
-    twice); OSError propagates to the caller."""
+    """The file's bytes as they are (the decoders recognise compression by its magic bytes),
+    opened once (a stream cannot be opened twice); OSError propagates to the caller."""
     with _open_raw(target, on_wait) as raw:
-        if target.gzipped:
-            with gzip.GzipFile(fileobj=raw, mode="rb") as gz:
-                yield gz  # type: ignore[misc]  # GzipFile is a BinaryIO in practice
-        else:
-            yield raw
+        yield raw
 
 
 def check_usage(paths: Sequence[str], staged: bool, all_files: bool, history: bool) -> None:

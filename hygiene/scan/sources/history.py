@@ -19,11 +19,11 @@ from typing import IO
 
 from hygiene.errors import InputError, UsageError
 from hygiene.scan.findings import ScanResult, detection_for
+from hygiene.scan.limits import AllowLines
 from hygiene.scan.matcher.engine import scan_bytes
 from hygiene.scan.matcher.needles import NEEDLES
 from hygiene.scan.sources.commits import MessageScan, list_gz_blobs, scan_gz_blobs
 from hygiene.scan.sources.files import Excluder
-from hygiene.scan.sources.one_file import AllowLines
 
 
 def history_args(since: str | None) -> list[str]:

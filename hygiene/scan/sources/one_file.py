@@ -1,22 +1,21 @@
 """Scanning one file or stream into a :class:`~hygiene.scan.findings.ScanResult`.
 
 Shared by the serial run (:mod:`~hygiene.scan.sources.runner`) and the worker processes
-(:mod:`~hygiene.scan.sources.parallel`).
+(:mod:`~hygiene.scan.sources.parallel`). Every input goes through the decoders
+(:mod:`hygiene.scan.decoders`): compressed streams, archives, UTF-16, base64.
 """
 
 from __future__ import annotations
 
-import re
 from typing import BinaryIO
 
+from hygiene.scan.decoders import scan_buffer, scan_layers
 from hygiene.scan.findings import ScanResult
-from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, StreamScanner
+from hygiene.scan.limits import AllowLines, DecodeLimits
+from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
 from hygiene.scan.matcher.linecount import Recount, file_recount
 from hygiene.scan.matcher.needles import NeedleFinder, finder_for
-from hygiene.scan.sources.files import GZIP_ERRORS, FileTarget, Notice, open_target
-
-# The settings' line allowlist (see hygiene.scan.matcher.allowlines).
-AllowLines = tuple[re.Pattern[bytes], ...]
+from hygiene.scan.sources.files import FileTarget, Notice, open_target
 
 
 def scan_stream(
@@ -26,17 +25,23 @@ def scan_stream(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     finder: NeedleFinder | None = None,
     recount: Recount | None = None,
+    limits: DecodeLimits | None = None,
     allow_lines: AllowLines = (),
 ) -> None:
-    """Scan one open stream into ``result`` (a file's errors are the caller's to catch).
-    Without a ``finder``, the one for a stream of unknown size; ``recount`` where the
-    stream can be read again (see :meth:`StreamScanner.scan`)."""
-    finder = finder or finder_for(None)
-    scanner = StreamScanner(chunk_size, full_count=False, finder=finder, allow_lines=allow_lines)
-    try:
-        result.record(scanner.scan(stream.read, recount), display)
-    finally:
-        result.bytes += scanner.bytes_read
+    """Scan one open stream, through every decoder, into ``result`` (a file's OSError is the
+    caller's to catch; what a decoder cannot read is an error line of ``result``). Without a
+    ``finder``, the one for a stream of unknown size; ``recount`` where the stream can be read
+    again (see :meth:`StreamScanner.scan`)."""
+    scan_layers(
+        stream.read,
+        display,
+        result,
+        limits=limits,
+        chunk_size=chunk_size,
+        finder=finder,
+        recount=recount,
+        allow_lines=allow_lines,
+    )
 
 
 def _scan_small(
@@ -44,6 +49,7 @@ def _scan_small(
     result: ScanResult,
     chunk_size: int,
     finder: NeedleFinder,
+    limits: DecodeLimits | None,
     allow_lines: AllowLines,
 ) -> bool:
     """Scan a file smaller than a chunk in one round, without the streaming machinery (most
@@ -53,10 +59,39 @@ def _scan_small(
         data = raw.read(chunk_size)
     if len(data) != target.size:
         return False
-    result.bytes += len(data)
-    scanner = StreamScanner(chunk_size, full_count=False, finder=finder, allow_lines=allow_lines)
-    result.record(scanner.scan_whole(data), target.display)
+    scan_buffer(
+        data,
+        target.display,
+        result,
+        finder,
+        limits=limits,
+        chunk_size=chunk_size,
+        allow_lines=allow_lines,
+    )
     return True
+
+
+def _scan_file(
+    target: FileTarget,
+    result: ScanResult,
+    chunk_size: int,
+    finder: NeedleFinder,
+    limits: DecodeLimits | None,
+    allow_lines: AllowLines,
+) -> None:
+    with open(target.fspath, "rb", buffering=0) as raw:
+        scan_layers(
+            raw.read,
+            target.display,
+            result,
+            limits=limits,
+            chunk_size=chunk_size,
+            finder=finder,
+            recount=file_recount(target.fspath),
+            file=raw,
+            size=target.size,
+            allow_lines=allow_lines,
+        )
 
 
 def scan_target(
@@ -64,6 +99,7 @@ def scan_target(
     result: ScanResult,
     chunk_size: int,
     finder: NeedleFinder,
+    limits: DecodeLimits | None = None,
     on_wait: Notice | None = None,
     allow_lines: AllowLines = (),
 ) -> None:
@@ -73,20 +109,19 @@ def scan_target(
     try:
         if target.stream:
             with open_target(target, on_wait) as stream:
-                finder = finder_for(None)
-                scan_stream(stream, target.display, result, chunk_size, finder, None, allow_lines)
-        elif (
-            target.gzipped
-            or target.size >= chunk_size
-            or not _scan_small(target, result, chunk_size, finder, allow_lines)
-        ):
-            recount = None if target.gzipped else file_recount(target.fspath)
-            with open_target(target) as stream:
                 scan_stream(
-                    stream, target.display, result, chunk_size, finder, recount, allow_lines
+                    stream,
+                    target.display,
+                    result,
+                    chunk_size,
+                    finder_for(None),
+                    limits=limits,
+                    allow_lines=allow_lines,
                 )
-    except GZIP_ERRORS as exc:
-        result.errors.append(f"{target.display}: not a valid gzip file ({exc})")
+        elif target.size >= chunk_size or not _scan_small(
+            target, result, chunk_size, finder, limits, allow_lines
+        ):
+            _scan_file(target, result, chunk_size, finder, limits, allow_lines)
     except OSError as exc:
         result.errors.append(f"{target.display}: {exc.strerror or exc}")
     else:

@@ -15,12 +15,15 @@ import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from hygiene.scan.decoders import refine, sniff
+from hygiene.scan.decoders.layers import HEAD_SIZE
 from hygiene.scan.findings import Finding, ScanResult, detection_for
+from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import StreamScanner
 from hygiene.scan.matcher.linecount import file_recount
 from hygiene.scan.matcher.needles import finder_for
 from hygiene.scan.sources.files import FileTarget
-from hygiene.scan.sources.one_file import AllowLines, scan_target
+from hygiene.scan.sources.one_file import scan_target
 
 # A file's byte range whose newlines are to be counted: path, start, end.
 _Job = tuple[str, int, int]
@@ -88,13 +91,23 @@ def split_file(target: FileTarget, range_size: int = RANGE_SIZE) -> list[Unit]:
     return [Unit((target,), a, b, i) for i, (a, b) in enumerate(itertools.pairwise(bounds))]
 
 
+def _decoded_whole(target: FileTarget) -> bool:
+    """Whether a decoder reads the file as a whole (an archive, compressed, UTF-16): it is then
+    not split into ranges."""
+    try:
+        with open(target.fspath, "rb", buffering=0) as f:
+            return sniff(f.read(HEAD_SIZE)) is not None
+    except OSError:
+        return False
+
+
 def plan(targets: Sequence[FileTarget], range_size: int = RANGE_SIZE) -> list[Unit]:
     """Work units: big plain files split, the rest batched."""
     units: list[Unit] = []
     batch: list[FileTarget] = []
     batch_bytes = 0
     for target in targets:
-        if target.size > range_size and not target.gzipped:
+        if target.size > range_size and not _decoded_whole(target):
             units.extend(split_file(target, range_size))
             continue
         batch.append(target)
@@ -131,8 +144,13 @@ def _scan_range(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitRes
     target = unit.targets[0]
     # Lines are counted only once a secret shows up: a range without one (most of a big
     # binary) is counted later, and only if a range after it needs the count.
-    finder = finder_for(unit.size)
-    scanner = StreamScanner(chunk_size, full_count=False, finder=finder, allow_lines=allow_lines)
+    scanner = StreamScanner(
+        chunk_size,
+        full_count=False,
+        finder=finder_for(unit.size),
+        refine=refine,
+        allow_lines=allow_lines,
+    )
     whole = file_recount(target.fspath)
 
     def recount(start: int, stop: int) -> int:
@@ -152,21 +170,24 @@ def _scan_range(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitRes
     return UnitResult(unit, findings, errors, files, scanner.bytes_read, newlines)
 
 
-def _scan_batch(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitResult:
+def _scan_batch(
+    unit: Unit, chunk_size: int, limits: DecodeLimits | None, allow_lines: AllowLines
+) -> UnitResult:
     result = ScanResult()
     finder = finder_for(unit.size)
     for target in unit.targets:
-        scan_target(target, result, chunk_size, finder, allow_lines=allow_lines)
+        scan_target(target, result, chunk_size, finder, limits, allow_lines=allow_lines)
     findings = [d.finding for d in result.detections]
     return UnitResult(unit, findings, result.errors, result.files, result.bytes, 0)
 
 
-def run_unit(args: tuple[Unit, int, AllowLines]) -> UnitResult:
-    """Worker entry point (module level, so it pickles)."""
-    unit, chunk_size, allow = args
+def run_unit(args: tuple[Unit, int, DecodeLimits | None, AllowLines]) -> UnitResult:
+    """Worker entry point (module level, so it pickles): a unit, the chunk size, the
+    decoders' limits and the line allowlist."""
+    unit, chunk_size, limits, allow = args
     if unit.is_range:
         return _scan_range(unit, chunk_size, allow)
-    return _scan_batch(unit, chunk_size, allow)
+    return _scan_batch(unit, chunk_size, limits, allow)
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -197,9 +218,13 @@ def _count_missing(files: list[list[UnitResult]], mapper: Mapper) -> None:
 
 
 def _run(
-    units: list[Unit], workers: int, chunk_size: int, allow_lines: AllowLines = ()
+    units: list[Unit],
+    workers: int,
+    chunk_size: int,
+    limits: DecodeLimits | None = None,
+    allow_lines: AllowLines = (),
 ) -> list[UnitResult]:
-    args = [(u, chunk_size, allow_lines) for u in units]
+    args = [(u, chunk_size, limits, allow_lines) for u in units]
     if len(units) == 1:
         done = [run_unit(args[0])]
         _count_missing(_ranges_by_file(done), _serial_map)
@@ -219,6 +244,7 @@ def scan_parallel(
     workers: int,
     chunk_size: int,
     range_size: int | None = None,
+    limits: DecodeLimits | None = None,
     allow_lines: AllowLines = (),
 ) -> ScanResult:
     """Scan ``targets`` in ``workers`` processes; findings only (no secrets)."""
@@ -226,7 +252,7 @@ def scan_parallel(
         # About four units per worker, so that no worker finishes long before the others.
         total = sum(t.size for t in targets)
         range_size = max(BATCH_SIZE, min(RANGE_SIZE, total // (workers * 4) + 1))
-    done = _run(plan(targets, range_size), workers, chunk_size, allow_lines)
+    done = _run(plan(targets, range_size), workers, chunk_size, limits, allow_lines)
     result = ScanResult()
     for r in done:
         result.files += r.files

@@ -11,10 +11,11 @@ import time
 from collections.abc import Iterable, Sequence
 
 from hygiene.scan.findings import ScanResult
+from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
 from hygiene.scan.matcher.needles import finder_for
 from hygiene.scan.sources.files import FileTarget, Notice
-from hygiene.scan.sources.one_file import AllowLines, scan_target
+from hygiene.scan.sources.one_file import scan_target
 
 # Below this many bytes, starting worker processes costs more than it saves. Measured on 2
 # cores (hygiene scan, wall): a 64 MB log 0.15 s with workers vs 0.15 s without, 128 MB 0.19 vs
@@ -31,6 +32,7 @@ def scan_targets(
     jobs: int | None = None,
     keep_secrets: bool = True,
     parallel_threshold: int = PARALLEL_THRESHOLD,
+    limits: DecodeLimits | None = None,
     on_wait: Notice | None = None,
     allow_lines: AllowLines = (),
 ) -> ScanResult:
@@ -44,15 +46,15 @@ def scan_targets(
     if not keep_secrets and workers > 1 and total > parallel_threshold:
         from hygiene.scan.sources.parallel import scan_parallel
 
-        result = scan_parallel(files, workers, chunk_size, allow_lines=allow_lines)
+        result = scan_parallel(files, workers, chunk_size, limits=limits, allow_lines=allow_lines)
     else:
         result = ScanResult()
         finder = finder_for(total)
         for target in files:
-            scan_target(target, result, chunk_size, finder, allow_lines=allow_lines)
+            scan_target(target, result, chunk_size, finder, limits, allow_lines=allow_lines)
     for target in targets:
         if target.stream:
-            scan_target(target, result, chunk_size, finder_for(None), on_wait, allow_lines)
+            scan_target(target, result, chunk_size, finder_for(None), limits, on_wait, allow_lines)
     result.seconds = time.perf_counter() - started
     return result
 

@@ -5,8 +5,6 @@ Blobs stream through one ``git cat-file --batch``, so no large blob is held in m
 
 from __future__ import annotations
 
-import gzip
-import io
 import os
 import subprocess
 import threading
@@ -16,11 +14,12 @@ from typing import IO
 
 from hygiene.errors import InputError
 from hygiene.gitcmd import git_output
+from hygiene.scan.decoders import scan_layers
 from hygiene.scan.findings import ScanResult
-from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, Reader, StreamScanner
+from hygiene.scan.limits import AllowLines, DecodeLimits
+from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, Reader
 from hygiene.scan.matcher.needles import finder_for
-from hygiene.scan.sources.files import GZIP_ERRORS, Excluder
-from hygiene.scan.sources.one_file import AllowLines
+from hygiene.scan.sources.files import Excluder
 
 _SUBMODULE_MODE = "160000"
 
@@ -50,7 +49,7 @@ def staged_blobs(excluder: Excluder) -> list[StagedBlob]:
     return blobs
 
 
-def _blob_reader(stream: IO[bytes], size: int) -> Reader:
+def blob_reader(stream: IO[bytes], size: int) -> Reader:
     """Reads exactly ``size`` bytes of ``stream``, then reports end of stream."""
     left = size
 
@@ -76,20 +75,27 @@ def _feed(stdin: IO[bytes], blobs: list[StagedBlob]) -> None:
 
 
 def scan_staged(
-    excluder: Excluder, chunk_size: int = DEFAULT_CHUNK_SIZE, allow_lines: AllowLines = ()
+    excluder: Excluder,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    limits: DecodeLimits | None = None,
+    allow_lines: AllowLines = (),
 ) -> ScanResult:
     """Scan the staged content of the current repository (the index, not the work tree)."""
     started = time.perf_counter()
     blobs = staged_blobs(excluder)
     result = ScanResult()
     if blobs:
-        _scan_blobs(blobs, result, chunk_size, allow_lines)
+        _scan_blobs(blobs, result, chunk_size, limits, allow_lines)
     result.seconds = time.perf_counter() - started
     return result
 
 
 def _scan_blobs(
-    blobs: list[StagedBlob], result: ScanResult, chunk_size: int, allow_lines: AllowLines
+    blobs: list[StagedBlob],
+    result: ScanResult,
+    chunk_size: int,
+    limits: DecodeLimits | None,
+    allow_lines: AllowLines,
 ) -> None:
     proc = subprocess.Popen(
         ["git", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
@@ -103,11 +109,19 @@ def _scan_blobs(
             if len(header) != 3 or header[1] != b"blob":
                 result.errors.append(f"{blob.path}: staged blob cannot be read")
                 continue
-            read = _blob_reader(proc.stdout, int(header[2]))
-            scanner = StreamScanner(
-                chunk_size, finder=finder_for(int(header[2])), allow_lines=allow_lines
+            read = blob_reader(proc.stdout, int(header[2]))
+            size = int(header[2])
+            scan_layers(
+                read,
+                blob.path,
+                result,
+                limits=limits,
+                chunk_size=chunk_size,
+                finder=finder_for(size),
+                size=size,
+                allow_lines=allow_lines,
             )
-            _scan_blob(blob, read, result, scanner)
+            result.files += 1
             while read(1 << 16):
                 pass  # whatever a corrupt gzip left unread: stay in step with cat-file
             proc.stdout.read(1)  # the newline after each blob
@@ -115,32 +129,6 @@ def _scan_blobs(
         proc.stdout.close()
         proc.wait()
         feeder.join()
-
-
-class _ReaderFile:
-    """A ``read(n)`` function as the file object :class:`gzip.GzipFile` reads from."""
-
-    def __init__(self, read: Reader) -> None:
-        self._read = read
-
-    def read(self, n: int) -> bytes:
-        return self._read(n)
-
-    def seek(self, n: int) -> object:
-        raise io.UnsupportedOperation("a git blob stream cannot seek")
-
-
-def _scan_blob(blob: StagedBlob, read: Reader, result: ScanResult, scanner: StreamScanner) -> None:
-    if blob.path.endswith(".gz"):
-        read = gzip.GzipFile(mode="rb", fileobj=_ReaderFile(read)).read
-    try:
-        result.record(scanner.scan(read), blob.path)
-    except GZIP_ERRORS as exc:
-        result.errors.append(f"{blob.path}: not a valid gzip file ({exc})")
-    else:
-        result.files += 1
-    finally:
-        result.bytes += scanner.bytes_read
 
 
 __all__ = ["scan_staged", "staged_blobs"]

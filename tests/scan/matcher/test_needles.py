@@ -74,7 +74,9 @@ def test_a_needle_whose_match_starts_at_the_cut_is_left_for_the_next_round(
     data = b"0123 AuThOrIzAtIoN"
     keyword = data.index(b"AuThOrIzAtIoN")
     # The rule's match starts at `A`, one byte before its needle `uthoriz`.
-    assert _found(finder, data, keyword + 1) == [(_AUTHORIZATION, keyword + 1)]
+    # (The name/value pair rule shares the keyword: only the Authorization rule is looked at.)
+    found = [f for f in _found(finder, data, keyword + 1) if f[0] == _AUTHORIZATION]
+    assert found == [(_AUTHORIZATION, keyword + 1)]
     assert _found(finder, data, keyword) == []
 
 

@@ -1,0 +1,108 @@
+"""Archives: the zip family (zip, jar, whl, docx/xlsx, apk ...: stored and deflated members)
+and tar (plain; its compressed forms arrive here already inflated). Each yields its regular
+members as ``(name, read, compressed_size)``; the caller scans each under ``ARCHIVE!MEMBER``."""
+
+from __future__ import annotations
+
+import tarfile
+import tempfile
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import IO, BinaryIO
+
+from hygiene.scan.decoders.bounds import DecodeError
+
+Reader = Callable[[int], bytes]
+Member = tuple[str, Reader, int | None]
+
+# A zip starts with a local file header (or, empty, with its end record).
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+_SPOOL_IN_MEMORY = 8 << 20
+ARCHIVE_ERRORS: tuple[type[BaseException], ...] = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    tarfile.TarError,
+    EOFError,
+    NotImplementedError,  # a zip compression method Python lacks (deflate64, ...)
+    ValueError,
+)
+
+
+def archive_of(head: bytes) -> str | None:
+    """``zip`` or ``tar`` when ``head`` (at least 263 bytes of a tar) starts one."""
+    if head.startswith(ZIP_MAGIC):
+        return "zip"
+    if head[257:262] == b"ustar":
+        return "tar"
+    return None
+
+
+class ReaderFile:
+    """A ``read(n)`` function as the file object stream decoders read from."""
+
+    def __init__(self, read: Reader) -> None:
+        self.read = read
+
+    def readable(self) -> bool:
+        return True
+
+
+@contextmanager
+def seekable(read: Reader, given: BinaryIO | None) -> Iterator[IO[bytes]]:
+    """``given`` (a real file) or the stream spooled to memory, then to a temporary file: a
+    zip's directory is at its end."""
+    if given is not None:
+        given.seek(0)
+        yield given
+        return
+    with tempfile.SpooledTemporaryFile(_SPOOL_IN_MEMORY) as spool:
+        while block := read(1 << 20):
+            spool.write(block)
+        spool.seek(0)
+        yield spool
+
+
+def open_zip(file: IO[bytes]) -> zipfile.ZipFile:
+    """The zip ``file``, its directory read (raises what a damaged one raises)."""
+    return zipfile.ZipFile(file)
+
+
+def zip_members(archive: zipfile.ZipFile) -> Iterator[Member]:
+    """The regular members of ``archive``; encrypted ones are skipped (unreadable)."""
+    for info in archive.infolist():
+        if info.is_dir() or info.flag_bits & 0x1:
+            continue
+        with archive.open(info) as member:
+            yield info.filename, member.read, info.compress_size
+
+
+def tar_members(read: Reader) -> Iterator[Member]:
+    """The regular members of the tar stream ``read`` (read once, in order)."""
+    with tarfile.open(fileobj=ReaderFile(read), mode="r|") as archive:  # type: ignore[call-overload]
+        for info in archive:
+            if not info.isfile():
+                continue
+            member = archive.extractfile(info)
+            if member is None:
+                continue
+            yield info.name, member.read, None
+
+
+def archive_error(kind: str, exc: BaseException) -> DecodeError:
+    """The one line for an archive that cannot be read (truncated, corrupt)."""
+    detail = str(exc) or type(exc).__name__
+    return DecodeError(f"not a valid or a truncated {kind} archive ({detail})")
+
+
+__all__ = [
+    "ARCHIVE_ERRORS",
+    "ZIP_MAGIC",
+    "ReaderFile",
+    "archive_error",
+    "archive_of",
+    "open_zip",
+    "seekable",
+    "tar_members",
+    "zip_members",
+]

@@ -1,0 +1,262 @@
+"""One input through its layers: compressed streams (by magic bytes), archives (zip family,
+tar), UTF-16 text, then the byte scanner with the embedded-secret hook (base64, UTF-16
+fragments).
+
+Every layer is bounded (:mod:`~hygiene.scan.decoders.bounds`): depth, decoded bytes, ratio.
+What a layer cannot read becomes one line in the result's ``errors`` (its ``ARCHIVE!MEMBER``
+path first) and the scan goes on with the next member and the next file. Findings inside an
+archive carry the path ``ARCHIVE!MEMBER`` (nested: ``a.zip!lib/b.jar!config.yml``) and their
+member; lines and columns count within the member.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from hygiene.scan.decoders import utf16
+from hygiene.scan.decoders.archives import (
+    ARCHIVE_ERRORS,
+    archive_error,
+    archive_of,
+    open_zip,
+    seekable,
+    tar_members,
+    zip_members,
+)
+from hygiene.scan.decoders.bounds import Budget, DecodeError, check_ratio
+from hygiene.scan.decoders.compressed import Inflater, compression_of
+from hygiene.scan.decoders.embedded import refine
+from hygiene.scan.findings import ScanResult, detection_for
+from hygiene.scan.limits import AllowLines, DecodeLimits
+from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, StreamScanner
+from hygiene.scan.matcher.linecount import Recount
+from hygiene.scan.matcher.needles import NeedleFinder, finder_for
+
+Reader = Callable[[int], bytes]
+# Enough to recognise every format handled here (tar's magic lies at offset 257).
+HEAD_SIZE = 512
+
+
+def sniff(head: bytes) -> str | None:
+    """What decoder the bytes ``head`` call for: a compression, an archive, ``utf-16``; None
+    for bytes scanned as they are."""
+    kind = compression_of(head) or archive_of(head)
+    if kind is None and utf16.sniff(head) is not None:
+        return "utf-16"
+    return kind
+
+
+def peek(read: Reader, size: int = HEAD_SIZE) -> tuple[bytes, Reader]:
+    """The first ``size`` bytes of ``read`` (fewer at its end) and a reader of the whole."""
+    head = b""
+    while len(head) < size:
+        piece = read(size - len(head))
+        if not piece:
+            break
+        head += piece
+    pending = head
+
+    def again(n: int) -> bytes:
+        nonlocal pending
+        if not pending:
+            return read(n)
+        piece, pending = pending[:n], pending[n:]
+        if len(piece) < n and not pending:
+            piece += read(n - len(piece))
+        return piece
+
+    return head, again
+
+
+@dataclass(frozen=True)
+class Where:
+    """The path a layer is shown as, and its part inside the top-level archive."""
+
+    display: str
+    member: str | None = None
+
+    def child(self, name: str) -> Where:
+        member = name if self.member is None else f"{self.member}!{name}"
+        return Where(f"{self.display}!{name}", member)
+
+
+@dataclass
+class _Walk:
+    result: ScanResult
+    limits: DecodeLimits
+    budget: Budget
+    chunk_size: int
+    finder: NeedleFinder
+    allow_lines: AllowLines = ()
+
+    def error(self, where: Where, exc: DecodeError) -> None:
+        if exc.bomb:
+            self.budget.exhausted = True  # one line per bomb: the rest of the input is skipped
+        if str(exc):  # an empty message repeats a failure already reported
+            self.result.errors.append(f"{where.display}: {exc}")
+
+
+def scan_layers(
+    read: Reader,
+    display: str,
+    result: ScanResult,
+    *,
+    limits: DecodeLimits | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    finder: NeedleFinder | None = None,
+    recount: Recount | None = None,
+    file: BinaryIO | None = None,
+    size: int | None = None,
+    allow_lines: AllowLines = (),
+) -> None:
+    """Scan the input ``read`` (shown as ``display``) through every decoder into ``result``.
+
+    ``file``: the same input as a seekable file, where it is one (a zip is then read in
+    place); ``recount``: see :meth:`StreamScanner.scan`; ``size``: the input's size if known
+    (it bounds what it may expand to). OSError from ``read`` propagates.
+    """
+    limits = limits or DecodeLimits()
+    finder = finder or finder_for(size)
+    walk = _Walk(result, limits, Budget(limits, size), chunk_size, finder, tuple(allow_lines))
+    top = Where(display)
+    try:
+        _layer(walk, read, top, 0, recount, file)
+    except DecodeError as exc:  # an owner no layer claimed: the input's own failure
+        walk.error(top, exc)
+
+
+def _layer(
+    walk: _Walk,
+    read: Reader,
+    where: Where,
+    depth: int,
+    recount: Recount | None = None,
+    file: BinaryIO | None = None,
+) -> None:
+    if walk.budget.exhausted:
+        return
+    head, read = peek(read)
+    kind = sniff(head)
+    try:
+        if kind is None:
+            _plain(walk, read, where, recount)
+        elif kind == "utf-16":
+            codec, bom = utf16.sniff(head) or ("utf-16-le", 0)
+            read(bom)
+            _plain(walk, utf16.transcoder(read, codec), where, None)
+        elif depth >= walk.limits.max_depth:
+            raise DecodeError(f"nested deeper than {walk.limits.max_depth} levels; not scanned")
+        elif kind == "zip":
+            _zip(walk, read, where, depth, file)
+        elif kind == "tar":
+            _tar(walk, read, where, depth)
+        else:
+            inflated = Inflater(read, kind, walk.budget, owner=where)
+            _layer(walk, inflated.read, where, depth + 1, None, None)
+    except DecodeError as exc:
+        if exc.owner is not None and exc.owner != where:
+            raise  # an outer layer's failure (its stream ended early): it reports it
+        walk.error(where, exc)
+    except ARCHIVE_ERRORS as exc:
+        walk.error(where, archive_error(kind or "", exc))
+
+
+def _plain(walk: _Walk, read: Reader, where: Where, recount: Recount | None) -> None:
+    scanner = StreamScanner(
+        walk.chunk_size,
+        full_count=False,
+        finder=walk.finder,
+        refine=refine,
+        allow_lines=walk.allow_lines,
+    )
+    found = walk.result.detections
+    try:
+        for hit in scanner.scan(read, recount):
+            found.append(detection_for(hit, where.display, member=where.member))
+    finally:
+        walk.result.bytes += scanner.bytes_read
+
+
+def _bounded(walk: _Walk, read: Reader, compressed: int, where: Where) -> Reader:
+    """A member's ``read``, its decoded bytes counted against the budget and the ratio."""
+    produced = 0
+
+    def counted(n: int) -> bytes:
+        nonlocal produced
+        piece = read(n)
+        produced += len(piece)
+        try:
+            walk.budget.spend(len(piece))
+            check_ratio(produced, compressed, walk.limits)
+        except DecodeError as exc:
+            exc.owner = where  # the member is the bomb
+            raise
+        return piece
+
+    return counted
+
+
+def _zip(walk: _Walk, read: Reader, where: Where, depth: int, file: BinaryIO | None) -> None:
+    with seekable(read, file) as spool:
+        try:
+            archive = open_zip(spool)
+        except ARCHIVE_ERRORS as exc:
+            # No directory (truncated, damaged): say so, and scan the bytes as they are (stored
+            # members are plain text in them).
+            walk.error(where, archive_error("zip", exc))
+            spool.seek(0)
+            _plain(walk, spool.read, where, None)
+            return
+        with archive:
+            for name, member_read, compressed in zip_members(archive):
+                inner = where.child(name)
+                _layer(walk, _bounded(walk, member_read, compressed or 0, inner), inner, depth + 1)
+
+
+def _tar(walk: _Walk, read: Reader, where: Where, depth: int) -> None:
+    for name, member_read, _ in tar_members(read):
+        _layer(walk, member_read, where.child(name), depth + 1, None, None)
+
+
+def scan_buffer(
+    data: bytes,
+    display: str,
+    result: ScanResult,
+    finder: NeedleFinder,
+    *,
+    limits: DecodeLimits | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    allow_lines: AllowLines = (),
+) -> None:
+    """Scan a small input held whole: plain bytes in one round, anything else through its
+    layers."""
+    if sniff(data[:HEAD_SIZE]) is None:
+        scanner = StreamScanner(
+            chunk_size, full_count=False, finder=finder, refine=refine, allow_lines=allow_lines
+        )
+        result.bytes += len(data)
+        result.record(scanner.scan_whole(data), display)
+        return
+    view = memoryview(data)
+    offset = 0
+
+    def read(n: int) -> bytes:
+        nonlocal offset
+        piece = bytes(view[offset : offset + n])
+        offset += len(piece)
+        return piece
+
+    scan_layers(
+        read,
+        display,
+        result,
+        limits=limits,
+        chunk_size=chunk_size,
+        finder=finder,
+        allow_lines=allow_lines,
+    )
+
+
+__all__ = ["HEAD_SIZE", "Where", "peek", "scan_buffer", "scan_layers", "sniff"]
