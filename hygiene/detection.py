@@ -24,7 +24,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypeAlias
+
+from hygiene.shapes import (
+    ACCOUNT_SCHEMES,
+    SCHEME_PATTERN,
+    SCHEMES,
+    basic_is_placeholder,
+    is_example,
+    is_low_entropy,
+    is_wordlike,
+)
 
 AIC_PAT: Final = "aic-pat"
 BEARER_TOKEN: Final = "bearer-token"  # noqa: S105 - a type id, not a password
@@ -48,44 +58,31 @@ PAT_PATTERN: Final = r"pat_AIC_(?P<cred>" + _PAT_BODY + ")"
 _PAT_URLENCODED_PREFIX = r"pat%5[Ff]AIC%5[Ff]"
 PAT_URLENCODED_PATTERN: Final = _PAT_URLENCODED_PREFIX + r"(?P<cred>" + _PAT_BODY + ")"
 
-# An optional quote, escaped zero to three times (JSON inside JSON inside JSON).
-_QUOTE = r"""(?:\\{0,3}["'])?"""
-# Between the key and its value: `:`, `=`, or the `, b` of a `(b'key', b'value')` tuple.
-_SEPARATOR = r"[ \t]*(?:[:=]|,[ \t]*b?)[ \t]*"
+# The key's closing quote and the value's opening quote, each optional and escaped zero to
+# three times (JSON inside JSON inside JSON).
+_KEY_QUOTE = r"""(?P<kq>\\{0,3}["'])?"""
+_VALUE_QUOTE = r"""(?P<vq>\\{0,3}["'])?"""
+# Between the key and its value: `:`, `=`, or the comma of a quoted pair
+# (`("Authorization", "…")`, `(b'authorization', b'…')`); the comma counts only there (see
+# `_in_pair`), never in import lists, argument lists or JSON arrays.
+_SEPARATOR = r"[ \t]*(?:[:=]|(?P<comma>,[ \t]*b?))[ \t]*"
 # The credential itself: token68 characters plus `%` (URL-encoded values).
 _CRED = r"(?P<cred>[A-Za-z0-9._~+/=%-]{1," + str(MAX_TOKEN_LENGTH) + "})"
 # A credential ends at whitespace, a quote, a backslash, a delimiter or the end of input:
 # `get_token(` or `os.environ[` are code, not values.
 _CRED_END = r"""(?=[\s"'\\,;&)\]}>|]|$)"""
-_SCHEME = r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9_.-]{0,30})[ \t]+)?"
+# Only real authentication scheme words are schemes; `SharedKey account:SIG` names an account.
+_SCHEME = (
+    r"(?:(?P<scheme>(?i:" + SCHEME_PATTERN + r"))[ \t]+"
+    r"(?:(?P<account>[A-Za-z0-9._-]{1,64}):)?)?"
+)
+_KEY_VALUE = _KEY_QUOTE + _SEPARATOR + _VALUE_QUOTE + r"[ \t]*"
 
-AUTHORIZATION_PATTERN: Final = (
-    r"(?i:authorization)" + _QUOTE + _SEPARATOR + _QUOTE + r"[ \t]*" + _SCHEME + _CRED + _CRED_END
-)
-ACCESS_TOKEN_PATTERN: Final = (
-    r"(?i:access[_-]?token)" + _QUOTE + _SEPARATOR + _QUOTE + r"[ \t]*" + _CRED + _CRED_END
-)
+AUTHORIZATION_PATTERN: Final = r"(?i:authorization)" + _KEY_VALUE + _SCHEME + _CRED + _CRED_END
+ACCESS_TOKEN_PATTERN: Final = r"(?i:access[_-]?token)" + _KEY_VALUE + _CRED + _CRED_END
 
-# HTTP authentication scheme names: a lone scheme word is not a credential.
-_SCHEME_WORDS: Final = frozenset(
-    {
-        "bearer",
-        "basic",
-        "digest",
-        "negotiate",
-        "token",
-        "ntlm",
-        "hoba",
-        "mutual",
-        "oauth",
-        "aws4-hmac-sha256",
-        "none",
-        "null",
-        "undefined",
-        "true",
-        "false",
-    }
-)
+# A lone scheme word (or a JSON/JS literal) is not a credential.
+_SCHEME_WORDS: Final = SCHEMES | {"none", "null", "undefined", "true", "false"}
 
 # `x{6,}`: a run of six x's marks a placeholder; four would also hit about one random
 # 32-character token in 35,000 (`...xxXx...`), a real leak we would then miss.
@@ -102,6 +99,8 @@ def is_placeholder(value: str) -> bool:
 
     ``value`` is the secret part (without ``pat_AIC_``) or a whole credential.
     """
+    if "..." in value:  # a truncated example, wherever the cut (`eyJhbGciOi...`, `abc123...`)
+        return True
     core = value.strip("-_.=")
     if not core or core.count(core[0]) == len(core):  # one repeated character
         return True
@@ -113,19 +112,37 @@ def is_placeholder(value: str) -> bool:
         core.startswith("$") or any(mark in core for mark in _TEMPLATE_MARKS)
     ):
         return True
-    return _PLACEHOLDER_WORDS.search(core.lower()) is not None
+    return _PLACEHOLDER_WORDS.search(core.lower()) is not None or is_low_entropy(core)
 
 
 def looks_like_credential(value: str) -> bool:
-    """Whether a keyword-anchored value (after ``Authorization`` or ``access_token``) is one.
+    """Whether a value under a sensitive key may be a credential: masking's test, erring toward
+    hiding.
 
     Random credentials have a digit or both letter cases; identifiers in code (``token_value``),
-    scheme words and placeholders do not count.
+    scheme words and placeholders do not count. The scanner asks more
+    (:func:`is_reportable_credential`).
     """
     if len(value) < 8 or value.lower() in _SCHEME_WORDS or is_placeholder(value):
         return False
     has_digit = any(c.isdigit() for c in value)
     return has_digit or (any(c.islower() for c in value) and any(c.isupper() for c in value))
+
+
+def is_reportable_credential(value: str) -> bool:
+    """Whether the scanner reports a keyword-anchored value (after ``Authorization`` or an
+    ``access_token`` key): it must look like a credential, erring toward precision.
+
+    Beyond :func:`looks_like_credential`: not a ``name=value`` pair (``expires_in=3600``), not
+    words (identifiers, types, member paths, word strings: :func:`hygiene.shapes.is_wordlike`),
+    not a documented example value (:data:`hygiene.shapes.EXAMPLE_VALUES`).
+    """
+    return (
+        looks_like_credential(value)
+        and "=" not in value.rstrip("=")
+        and not is_wordlike(value)
+        and not is_example(value)
+    )
 
 
 def is_allowlisted(line: str | bytes) -> bool:
@@ -195,9 +212,10 @@ class Rule:
     caseless: bool = False
 
     def accepts(self, cred: str) -> bool:
+        """Whether the matched value alone is a secret (its surroundings: :func:`_judge`)."""
         if self.anchored_by_keyword:
             # A PAT after `Bearer` is the PAT rule's to judge (and report).
-            return not _is_pat(cred) and looks_like_credential(cred)
+            return not _is_pat(cred) and is_reportable_credential(cred)
         return not is_placeholder(cred)
 
 
@@ -230,8 +248,82 @@ RULES: Final = (
 )
 
 
-def _token_of(rule: Rule, cred: str) -> str:
-    return PAT_PREFIX + cred if rule.type_id == AIC_PAT else cred
+# What may follow a value that is an example cut short: `...`, or `…` (as text, or as UTF-8
+# bytes read one byte per character).
+_TRUNCATIONS: Final = ("...", "…", "\xe2\x80\xa6")
+# Before a key whose value follows a comma: `(` and the key's opening quote, with `b` for bytes
+# and a short key prefix (`("Proxy-Authorization", "…")`, `(b'x-access-token', b'…')`).
+_PAIR_OPEN: Final = re.compile(r"""\([ \t]*b?\\{0,3}["'][A-Za-z_-]{0,16}\Z""")
+_AWS4_KEY_ID: Final = re.compile(r"Credential=([A-Za-z0-9]+)")
+_AWS4_SIGNATURE: Final = re.compile(r"Signature=([0-9a-fA-F]{64})(?![0-9a-fA-F])")
+
+
+_Match: TypeAlias = "re.Match[str] | re.Match[bytes]"
+_Buffer: TypeAlias = "str | bytes | bytearray"
+
+
+def _str(chunk: _Buffer) -> str:
+    """``chunk`` as text, one character per byte, so offsets stay byte offsets."""
+    return chunk if isinstance(chunk, str) else chunk.decode("latin-1")
+
+
+def _group(m: _Match, name: str) -> str | None:
+    if name not in m.re.groupindex:
+        return None
+    value = m.group(name)
+    return None if value is None else _str(value)
+
+
+def _judge(rule: Rule, m: _Match, buf: _Buffer) -> tuple[int, int, str] | None:
+    """Where the secret of match ``m`` in ``buf`` lies, and its token; None when it is none.
+
+    The value's own shape is :meth:`Rule.accepts`'s to judge; here, its surroundings: a value
+    followed by an ellipsis is a truncated example, a comma separates key and value only in a
+    quoted pair, and structured schemes name the part that is the secret.
+    """
+    start, end = m.span("cred")
+    cred = _str(m.group("cred"))
+    if _str(buf[end : end + 3]).startswith(_TRUNCATIONS):
+        return None
+    if rule.type_id == AIC_PAT:
+        return (m.start(), end, PAT_PREFIX + cred) if rule.accepts(cred) else None
+    if m.group("comma") is not None and not _in_pair(m, buf):
+        return None
+    scheme = (_group(m, "scheme") or "").lower()
+    if scheme == "aws4-hmac-sha256":
+        return _aws4_signature(_str(buf[start : start + 2048]), start)
+    account = _group(m, "account")
+    if account is not None and (scheme not in ACCOUNT_SCHEMES or is_placeholder(account)):
+        return None
+    if scheme == "basic" and basic_is_placeholder(cred):
+        return None
+    return (start, end, cred) if rule.accepts(cred) else None
+
+
+def _in_pair(m: _Match, buf: _Buffer) -> bool:
+    """True when the key and value around a comma are a quoted pair in a tuple or a call."""
+    if m.group("kq") is None or m.group("vq") is None:
+        return False
+    key = m.start()
+    return _PAIR_OPEN.search(_str(buf[max(0, key - 24) : key])) is not None
+
+
+def _aws4_signature(header: str, offset: int) -> tuple[int, int, str] | None:
+    """The ``Signature=`` of an AWS Signature Version 4 header whose key id is not an example.
+
+    ``Credential=`` holds the access key id and scope (public identifiers) and
+    ``SignedHeaders=`` header names: a parameter name is never the credential. The signature
+    is what a leak exposes (it authorizes replays of that request until it expires).
+    """
+    header = header.split("\n", 1)[0]
+    key_id = _AWS4_KEY_ID.match(header)
+    sig = _AWS4_SIGNATURE.search(header)
+    if sig is None or (key_id is not None and is_placeholder(key_id.group(1))):
+        return None
+    token = sig.group(1)
+    if is_placeholder(token) or is_example(token):
+        return None
+    return offset + sig.start(1), offset + sig.end(1), token
 
 
 def find_secrets(text: str) -> list[Secret]:
@@ -243,10 +335,9 @@ def find_secrets(text: str) -> list[Secret]:
     found: list[Secret] = []
     for rule in RULES:
         for m in rule.text.finditer(text):
-            cred = m.group("cred")
-            if rule.accepts(cred):
-                start = m.start() if rule.type_id == AIC_PAT else m.start("cred")
-                found.append(Secret(rule.type_id, start, m.end("cred"), _token_of(rule, cred)))
+            verdict = _judge(rule, m, text)
+            if verdict is not None:
+                found.append(Secret(rule.type_id, *verdict))
     return drop_overlaps(found)
 
 
@@ -274,10 +365,9 @@ def iter_secrets_at(data: bytes | bytearray, pos: int, rule: Rule) -> Iterator[S
     m = rule.data.match(data, start, min(len(data), start + 64 + MAX_TOKEN_LENGTH))
     if m is None:
         return
-    cred = m.group("cred").decode("ascii")
-    if rule.accepts(cred):
-        begin = m.start() if rule.type_id == AIC_PAT else m.start("cred")
-        yield Secret(rule.type_id, begin, m.end("cred"), _token_of(rule, cred))
+    verdict = _judge(rule, m, data)
+    if verdict is not None:
+        yield Secret(rule.type_id, *verdict)
 
 
 def splice(text: str, spans: Iterable[tuple[int, int, str]]) -> str:
