@@ -72,7 +72,7 @@ _EXAMPLES = {  # documented example values (RFC 6749, 6750, 7617, OpenID Connect
 }
 _PLACEHOLDER = re.compile(
     r"example|sample|redacted|placeholder|dummy|fake|changeme|your[_-]?|xxxx|\*\*\*|"
-    r"^(?:token|secret|password|test|my)[_-]?\d{0,4}$|^abc|1234|qwerty|asdf",
+    r"^(?:token|secret|password|test|my)[_-]?\d{0,4}$|^abc|1234|qwerty|asdf|deadbeef",
     re.IGNORECASE,
 )
 _IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:[.-][A-Za-z_$][A-Za-z0-9_$]*)*")
@@ -95,7 +95,9 @@ def _good_piece(piece: str) -> bool:
         return len(piece) <= 4
     if piece.isupper() and len(piece) <= 5:  # an acronym: JWT, MFA, TTL
         return True
-    return len(piece) >= 2 and bool(_VOWELS & set(piece))
+    # A word has a vowel and no four consonants in a row (`Uafyjhkx` is not one).
+    low = piece.lower()
+    return len(low) >= 2 and bool(_VOWELS & set(low)) and not re.search(r"[^aeiouy]{4}", low)
 
 
 def wordy(value: str) -> bool:

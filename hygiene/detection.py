@@ -87,8 +87,8 @@ _SCHEME_WORDS: Final = SCHEMES | {"none", "null", "undefined", "true", "false"}
 # `x{6,}`: a run of six x's marks a placeholder; four would also hit about one random
 # 32-character token in 35,000 (`...xxXx...`), a real leak we would then miss.
 _PLACEHOLDER_WORDS = re.compile(
-    r"example|redacted|placeholder|your[_-]?(?:token|pat|key|secret|api|access|own)|"
-    r"changeme|change[_-]me|replace[_-]?me|dummy|x{6,}|\.\.\.|…|\*\*\*",
+    r"example|redacted|placeholder|your[_-]?(?:token|pat|key|secret|api|access|own)|^asdf|"
+    r"changeme|change[_-]me|replace[_-]?me|dummy|deadbeef|qwerty|x{6,}|\.\.\.|…|\*\*\*",
 )  # searched in the lowercased value: 5x cheaper than a case-insensitive search
 _TEMPLATE_MARKS: Final = ("${", "{{", "}}", "<", ">", "%s", "%(", "%d")
 _TEMPLATE_CHARS: Final = re.compile(r"[${}<>%]")
