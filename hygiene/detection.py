@@ -9,7 +9,13 @@ this module, never a copy of its patterns:
   an ``access_token`` key (JSON, dict repr, query string, form body, env file).
 
 Placeholders (``pat_AIC_xxxxxxxx``, ``Bearer ${TOKEN}``, ``EXAMPLE`` ...) are not secrets, and a
-line holding ``pragma: allowlist secret`` or ``hygiene: allow`` is skipped.
+line holding ``pragma: allowlist secret`` or ``hygiene: allow`` is skipped. A keyword-anchored
+value is reported only when it looks like a credential (:mod:`hygiene.shapes`: not words,
+identifiers, member paths, ``x=y`` pairs, documented examples or truncated examples), and its
+surroundings are judged here (:func:`_judge`): a comma separates key and value only in a quoted
+pair, only real scheme words are schemes, and ``AWS4-HMAC-SHA256``, ``SharedKey`` and ``AWS``
+headers report their signature. The detection core is this module and :mod:`hygiene.shapes`;
+neither imports anything else of the package.
 
 A secret is identified by its fingerprint (``sha256:`` + hex SHA-256 of the full token) and
 shown to humans only in its masked form (``pat_AIC_…k3Xz``). :class:`Secret` keeps the token in
@@ -29,12 +35,12 @@ from typing import Final, TypeAlias
 from hygiene.shapes import (
     ACCOUNT_SCHEMES,
     SCHEME_PATTERN,
-    SCHEMES,
+    aws4_signature,
     basic_is_placeholder,
-    is_example,
-    is_low_entropy,
-    is_wordlike,
 )
+from hygiene.shapes import is_placeholder as is_placeholder
+from hygiene.shapes import is_reportable_credential as is_reportable_credential
+from hygiene.shapes import looks_like_credential as looks_like_credential
 
 AIC_PAT: Final = "aic-pat"
 BEARER_TOKEN: Final = "bearer-token"  # noqa: S105 - a type id, not a password
@@ -80,69 +86,6 @@ _KEY_VALUE = _KEY_QUOTE + _SEPARATOR + _VALUE_QUOTE + r"[ \t]*"
 
 AUTHORIZATION_PATTERN: Final = r"(?i:authorization)" + _KEY_VALUE + _SCHEME + _CRED + _CRED_END
 ACCESS_TOKEN_PATTERN: Final = r"(?i:access[_-]?token)" + _KEY_VALUE + _CRED + _CRED_END
-
-# A lone scheme word (or a JSON/JS literal) is not a credential.
-_SCHEME_WORDS: Final = SCHEMES | {"none", "null", "undefined", "true", "false"}
-
-# `x{6,}`: a run of six x's marks a placeholder; four would also hit about one random
-# 32-character token in 35,000 (`...xxXx...`), a real leak we would then miss.
-_PLACEHOLDER_WORDS = re.compile(
-    r"example|redacted|placeholder|your[_-]?(?:token|pat|key|secret|api|access|own)|^asdf|"
-    r"changeme|change[_-]me|replace[_-]?me|dummy|deadbeef|qwerty|x{6,}|\.\.\.|…|\*\*\*",
-)  # searched in the lowercased value: 5x cheaper than a case-insensitive search
-_TEMPLATE_MARKS: Final = ("${", "{{", "}}", "<", ">", "%s", "%(", "%d")
-_TEMPLATE_CHARS: Final = re.compile(r"[${}<>%]")
-
-
-def is_placeholder(value: str) -> bool:
-    """True for values that stand for a secret without being one.
-
-    ``value`` is the secret part (without ``pat_AIC_``) or a whole credential.
-    """
-    if "..." in value:  # a truncated example, wherever the cut (`eyJhbGciOi...`, `abc123...`)
-        return True
-    core = value.strip("-_.=")
-    if not core or core.count(core[0]) == len(core):  # one repeated character
-        return True
-    if not core.strip("xX-_."):
-        return True
-    # One character-class search first: template marks are rare, and eight `in` tests on
-    # every candidate cost more than the regex that rules them all out.
-    if _TEMPLATE_CHARS.search(core) and (
-        core.startswith("$") or any(mark in core for mark in _TEMPLATE_MARKS)
-    ):
-        return True
-    return _PLACEHOLDER_WORDS.search(core.lower()) is not None or is_low_entropy(core)
-
-
-def looks_like_credential(value: str) -> bool:
-    """Whether a value under a sensitive key may be a credential: masking's test, erring toward
-    hiding.
-
-    Random credentials have a digit or both letter cases; identifiers in code (``token_value``),
-    scheme words and placeholders do not count. The scanner asks more
-    (:func:`is_reportable_credential`).
-    """
-    if len(value) < 8 or value.lower() in _SCHEME_WORDS or is_placeholder(value):
-        return False
-    has_digit = any(c.isdigit() for c in value)
-    return has_digit or (any(c.islower() for c in value) and any(c.isupper() for c in value))
-
-
-def is_reportable_credential(value: str) -> bool:
-    """Whether the scanner reports a keyword-anchored value (after ``Authorization`` or an
-    ``access_token`` key): it must look like a credential, erring toward precision.
-
-    Beyond :func:`looks_like_credential`: not a ``name=value`` pair (``expires_in=3600``), not
-    words (identifiers, types, member paths, word strings: :func:`hygiene.shapes.is_wordlike`),
-    not a documented example value (:data:`hygiene.shapes.EXAMPLE_VALUES`).
-    """
-    return (
-        looks_like_credential(value)
-        and "=" not in value.rstrip("=")
-        and not is_wordlike(value)
-        and not is_example(value)
-    )
 
 
 def is_allowlisted(line: str | bytes) -> bool:
@@ -254,8 +197,6 @@ _TRUNCATIONS: Final = ("...", "…", "\xe2\x80\xa6")
 # Before a key whose value follows a comma: `(` and the key's opening quote, with `b` for bytes
 # and a short key prefix (`("Proxy-Authorization", "…")`, `(b'x-access-token', b'…')`).
 _PAIR_OPEN: Final = re.compile(r"""\([ \t]*b?\\{0,3}["'][A-Za-z_-]{0,16}\Z""")
-_AWS4_KEY_ID: Final = re.compile(r"Credential=([A-Za-z0-9]+)")
-_AWS4_SIGNATURE: Final = re.compile(r"Signature=([0-9a-fA-F]{64})(?![0-9a-fA-F])")
 
 
 _Match: TypeAlias = "re.Match[str] | re.Match[bytes]"
@@ -291,7 +232,7 @@ def _judge(rule: Rule, m: _Match, buf: _Buffer) -> tuple[int, int, str] | None:
         return None
     scheme = (_group(m, "scheme") or "").lower()
     if scheme == "aws4-hmac-sha256":
-        return _aws4_signature(_str(buf[start : start + 2048]), start)
+        return aws4_signature(_str(buf[start : start + 2048]), start)
     account = _group(m, "account")
     if account is not None and (scheme not in ACCOUNT_SCHEMES or is_placeholder(account)):
         return None
@@ -306,24 +247,6 @@ def _in_pair(m: _Match, buf: _Buffer) -> bool:
         return False
     key = m.start()
     return _PAIR_OPEN.search(_str(buf[max(0, key - 24) : key])) is not None
-
-
-def _aws4_signature(header: str, offset: int) -> tuple[int, int, str] | None:
-    """The ``Signature=`` of an AWS Signature Version 4 header whose key id is not an example.
-
-    ``Credential=`` holds the access key id and scope (public identifiers) and
-    ``SignedHeaders=`` header names: a parameter name is never the credential. The signature
-    is what a leak exposes (it authorizes replays of that request until it expires).
-    """
-    header = header.split("\n", 1)[0]
-    key_id = _AWS4_KEY_ID.match(header)
-    sig = _AWS4_SIGNATURE.search(header)
-    if sig is None or (key_id is not None and is_placeholder(key_id.group(1))):
-        return None
-    token = sig.group(1)
-    if is_placeholder(token) or is_example(token):
-        return None
-    return offset + sig.start(1), offset + sig.end(1), token
 
 
 def find_secrets(text: str) -> list[Secret]:

@@ -232,3 +232,89 @@ def basic_is_placeholder(value: str) -> bool:
         or all((w.isalpha() and w.islower()) or is_wordlike(w) for w in words)
         or len(password) < 6
     )
+
+
+# A lone scheme word (or a JSON/JS literal) is not a credential.
+_SCHEME_WORDS: Final = SCHEMES | {"none", "null", "undefined", "true", "false"}
+
+# `x{6,}`: a run of six x's marks a placeholder; four would also hit about one random
+# 32-character token in 35,000 (`...xxXx...`), a real leak we would then miss.
+_PLACEHOLDER_WORDS = re.compile(
+    r"example|redacted|placeholder|your[_-]?(?:token|pat|key|secret|api|access|own)|^asdf|"
+    r"changeme|change[_-]me|replace[_-]?me|dummy|deadbeef|qwerty|x{6,}|\.\.\.|…|\*\*\*",
+)  # searched in the lowercased value: 5x cheaper than a case-insensitive search
+_TEMPLATE_MARKS: Final = ("${", "{{", "}}", "<", ">", "%s", "%(", "%d")
+_TEMPLATE_CHARS: Final = re.compile(r"[${}<>%]")
+
+
+def is_placeholder(value: str) -> bool:
+    """True for values that stand for a secret without being one.
+
+    ``value`` is the secret part (without ``pat_AIC_``) or a whole credential.
+    """
+    if "..." in value:  # a truncated example, wherever the cut (`eyJhbGciOi...`, `abc123...`)
+        return True
+    core = value.strip("-_.=")
+    if not core or core.count(core[0]) == len(core):  # one repeated character
+        return True
+    if not core.strip("xX-_."):
+        return True
+    # One character-class search first: template marks are rare, and eight `in` tests on
+    # every candidate cost more than the regex that rules them all out.
+    if _TEMPLATE_CHARS.search(core) and (
+        core.startswith("$") or any(mark in core for mark in _TEMPLATE_MARKS)
+    ):
+        return True
+    return _PLACEHOLDER_WORDS.search(core.lower()) is not None or is_low_entropy(core)
+
+
+def looks_like_credential(value: str) -> bool:
+    """Whether a value under a sensitive key may be a credential: masking's test, erring toward
+    hiding.
+
+    Random credentials have a digit or both letter cases; identifiers in code (``token_value``),
+    scheme words and placeholders do not count. The scanner asks more
+    (:func:`is_reportable_credential`).
+    """
+    if len(value) < 8 or value.lower() in _SCHEME_WORDS or is_placeholder(value):
+        return False
+    has_digit = any(c.isdigit() for c in value)
+    return has_digit or (any(c.islower() for c in value) and any(c.isupper() for c in value))
+
+
+def is_reportable_credential(value: str) -> bool:
+    """Whether the scanner reports a keyword-anchored value (after ``Authorization`` or an
+    ``access_token`` key): it must look like a credential, erring toward precision.
+
+    Beyond :func:`looks_like_credential`: not a ``name=value`` pair (``expires_in=3600``), not
+    words (identifiers, types, member paths, word strings: :func:`is_wordlike`),
+    not a documented example value (:data:`EXAMPLE_VALUES`).
+    """
+    return (
+        looks_like_credential(value)
+        and "=" not in value.rstrip("=")
+        and not is_wordlike(value)
+        and not is_example(value)
+    )
+
+
+_AWS4_KEY_ID: Final = re.compile(r"Credential=([A-Za-z0-9]+)")
+_AWS4_SIGNATURE: Final = re.compile(r"Signature=([0-9a-fA-F]{64})(?![0-9a-fA-F])")
+
+
+def aws4_signature(header: str, offset: int) -> tuple[int, int, str] | None:
+    """The ``Signature=`` of an AWS Signature Version 4 header whose key id is not an example.
+
+    ``Credential=`` holds the access key id and scope (public identifiers) and
+    ``SignedHeaders=`` header names: a parameter name is never the credential. The signature
+    is what a leak exposes (it authorizes replays of that request until it expires).
+    """
+    header = header.split("\n", 1)[0]
+    key_id = _AWS4_KEY_ID.match(header)
+    sig = _AWS4_SIGNATURE.search(header)
+    if sig is None or (key_id is not None and is_placeholder(key_id.group(1))):
+        return None
+    token = sig.group(1)
+    if is_placeholder(token) or is_example(token):
+        return None
+    return offset + sig.start(1), offset + sig.end(1), token
