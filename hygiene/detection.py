@@ -191,9 +191,10 @@ RULES: Final = (
 )
 
 
-# What may follow a value that is an example cut short: `...`, or `…` (as text, or as UTF-8
-# bytes read one byte per character).
-_TRUNCATIONS: Final = ("...", "…", "\xe2\x80\xa6")
+# What may follow a value that is an example cut short: `...` or `…`, in text and as UTF-8 bytes
+# (read one byte per character).
+_TEXT_TRUNCATIONS: Final = ("...", "…")
+_BYTES_TRUNCATIONS: Final = ("...", "…".encode().decode("latin-1"))
 # Before a key whose value follows a comma: `(` and the key's opening quote, with `b` for bytes
 # and a short key prefix (`("Proxy-Authorization", "…")`, `(b'x-access-token', b'…')`).
 _PAIR_OPEN: Final = re.compile(r"""\([ \t]*b?\\{0,3}["'][A-Za-z_-]{0,16}\Z""")
@@ -224,7 +225,8 @@ def _judge(rule: Rule, m: _Match, buf: _Buffer) -> tuple[int, int, str] | None:
     """
     start, end = m.span("cred")
     cred = _str(m.group("cred"))
-    if _str(buf[end : end + 3]).startswith(_TRUNCATIONS):
+    cuts = _TEXT_TRUNCATIONS if isinstance(buf, str) else _BYTES_TRUNCATIONS
+    if _str(buf[end : end + 3]).startswith(cuts):
         return None
     if rule.type_id == AIC_PAT:
         return (m.start(), end, PAT_PREFIX + cred) if rule.accepts(cred) else None

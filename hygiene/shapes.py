@@ -104,81 +104,120 @@ _VOWELS = frozenset("aeiouyAEIOUY")
 _VOWELLESS = (
     "http https html xml src dst cfg ctx msg req rsp fn cb js ts sms pwd tmp std dns tls ssl "
     "jwt mfa sql rpc grpc csr hmac hdr btn nbf sdk cli svc kms sts sqs sns acl ttl crt pkcs "
-    "gql mgmt url crl cdn xss csrf pk sk db"
+    "gql mgmt url crl cdn xss csrf pk sk db ms vpc"
 )
 _VOWELLESS_WORDS = frozenset(_VOWELLESS.split())
-_WORD_PAIR_SHARE = 0.8
+_UNCOMMON_PAIR_SHARE = 0.2
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
-# The letter pairs that make 97% of those in the words of the identifiers of CPython's
-# standard library (263 of the 676): code's words are made of them, random letters only about
-# two times in five.
+_DIGIT_IN_WORD = re.compile(r"[0-9][a-z]{2}")
+_CHUNK = re.compile(r"[._/~+%=-]+")
+_WORD_AND_COUNTER = re.compile(r"([A-Za-z]{3,12})[_-]?[0-9]{1,4}")
+# The letter pairs that make 99% of those in the words of the identifiers of CPython's
+# standard library (339 of the 676): code's words are made of them, random letters only about
+# one time in two.
 _PAIRS = """
-    ab ac ad af ag ai ak al am an ap ar as at au av aw ax ay ba be bi bj bl bo br bu by ca cc ce
-    ch ci ck cl co cr cs ct cu cy da dd de di dl do dr ds du ea eb ec ed ee ef eg ei el em en eo
-    ep eq er es et ev ew ex ey fa fe ff fi fl fo fr ft fu ge gh gi gl gn gr gs gu ha he hi ho hr
-    ht ia ib ic id ie if ig il im in io ip ir is it iv ix iz je ke ki ks la ld le lf li ll lo ls
-    lt lu ly ma mb me mi mm mo mp ms mu na nc nd ne nf ng ni nk nl nn no np ns nt nu nv oa ob oc
-    od of og oi ok ol om on oo op or os ot ou ov ow ox pa pe pi pl po pp pr pt pu py qu ra rc rd
-    re rg ri rk rl rm rn ro rr rs rt ru ry sa sc se sg sh si sk sl sm so sp ss st su sy ta tc td
-    te tf th ti tl to tp tr ts tt tu tw ty ua ub uc ue uf ug ui ul um un up ur us ut va ve vi wa
-    we wh wi wn wo wr xc xe xi xp xt yp ys yt ze
+    ab ac ad ae af ag ai ak al am an ap ar as at au av aw ax ay ba bc bd be bi bj bl bo bp
+    br bs bu by ca cc ce cf ch ci ck cl cm co cr cs ct cu cy da db dd de df dg di dl do dr
+    ds dt du dy ea eb ec ed ee ef eg ei ek el em en eo ep eq er es et eu ev ew ex ey fa fc
+    fd fe ff fi fl fo fr fs ft fu fy ga ge gg gh gi gl gn go gr gs gt gu ha he hi ho hr ht
+    hu ia ib ic id ie if ig ii ik il im in io ip ir is it iv ix iz je jo ju ka ke ki kl kn
+    ks kw la lb ld le lf li ll ln lo lp ls lt lu ly ma mb md me mi ml mm mo mp ms mt mu na
+    nc nd ne nf ng ni nk nl nm nn no np ns nt nu nv ny oa ob oc od oe of og oi ok ol om on
+    oo op or os ot ou ov ow ox pa pc pd pe ph pi pl po pp pr ps pt pu py qu ra rb rc rd re
+    rf rg ri rk rl rm rn ro rp rr rs rt ru rv rw ry sa sc se sf sg sh si sk sl sm sn so sp
+    sq sr ss st su sw sy ta tc td te tf th ti tk tl tm to tp tr ts tt tu tw ty ua ub uc ud
+    ue uf ug ui ul um un uo up ur us ut va ve vi vo wa wd we wh wi wl wn wo wr ws xa xc xe
+    xf xi xm xp xt xx ye yi yl ym yn yo yp yr ys yt yw ze zi zo
 """
 _COMMON_PAIRS = frozenset(_PAIRS.split())
 
 
 def _reads_as_word(piece: str) -> bool:
     low = piece.lower()
-    if low in _VOWELLESS_WORDS:
+    if low in _VOWELLESS_WORDS or low in ("a", "i"):  # `isAValid`, `getIDs`
         return True
     return len(low) >= 2 and not _VOWELS.isdisjoint(low)
 
 
-def _pair_share(pieces: list[str]) -> float:
-    """The share of letter pairs inside the pieces that are common in code's words."""
-    pairs = common = 0
+def _uncommon_pairs_few(pieces: list[str]) -> bool:
+    """True when at most one letter pair in five inside the pieces (at least one allowed) is
+    uncommon in code's words."""
+    pairs = uncommon = 0
     for piece in pieces:
         low = piece.lower()
         if low.isalpha() and low not in _VOWELLESS_WORDS:
             for i in range(len(low) - 1):
                 pairs += 1
-                common += low[i : i + 2] in _COMMON_PAIRS
-    return common / pairs if pairs else 1.0
+                uncommon += low[i : i + 2] not in _COMMON_PAIRS
+    return uncommon <= max(1, pairs * _UNCOMMON_PAIR_SHARE)
+
+
+def _versioned(pieces: list[str], i: int) -> bool:
+    """True when the piece at ``i`` is followed by a number: `v2`, `S3Session`."""
+    return i + 1 < len(pieces) and pieces[i + 1].isdigit()
+
+
+def _split_name(value: str) -> tuple[list[str], int, int, int]:
+    """The pieces of ``value``; in its most flipped chunk, how many are capital runs inside
+    mixed-case words (`JWT` in `JWTAuth`) and how many lone letters that carry no version
+    (`v` in `v2` does not count), and how many chunks are one-letter names (`X` in
+    `process.env.X`, `e` in `e.headers`)."""
+    pieces: list[str] = []
+    capitals = lone = names = 0
+    for chunk in _CHUNK.split(value):
+        if len(chunk) == 1 and chunk.isalpha():
+            names += 1
+            continue
+        found = _PIECES.findall(chunk)
+        if not chunk.isupper():  # UPPER_SNAKE words are no case flips
+            capitals = max(capitals, sum(1 for p in found if len(p) > 1 and p.isupper()))
+        lone = max(
+            lone,
+            sum(
+                1
+                for i, p in enumerate(found)
+                if len(p) == 1 and p.isalpha() and not _versioned(found, i)
+            ),
+        )
+        pieces.extend(found)
+    return pieces, capitals, lone, names
 
 
 def is_wordlike(value: str) -> bool:
     """True when ``value`` reads as words: an identifier, a type, a member path, a word string.
 
     ``AccessTokenEntity``, ``request.META``, ``process.env.X``, ``my_accessToken`` read as
-    words; random credentials do not: split at case changes they fall into many short pieces,
-    many without a vowel, with numbers between them. Measured over 20,000 random values
-    (tests/test_detection_precision.py): none of 16 to 64 base62 characters reads as words.
+    words; random credentials do not: split at case changes they fall into short pieces, many
+    capital runs and lone letters, letter pairs words seldom hold, numbers between them. Of
+    100,000 random base62 values, about 40 of 16 to 23 characters read as words, 2 of 24 to 39,
+    none of 40 or more (tests/test_detection_precision.py holds a fixed-seed sample).
     """
     if len(value) >= 16 and _HEX.fullmatch(value):
         return False  # a hex digest or key, however its letters pair
-    pieces: list[str] = []
-    names = 0  # one-letter members (`e.headers`, `process.env.X`): names of their own
-    for segment in value.split("."):
-        if len(segment) == 1 and segment.isalpha():
-            names += 1
-        else:
-            pieces.extend(_PIECES.findall(segment))
+    if value[:1].isdigit() or (not value.islower() and _DIGIT_IN_WORD.search(value)):
+        return False  # names start with a letter and end their words with digits (`base64Url`)
+    pieces, capitals, lone, names = _split_name(value)
+    if capitals > 1 or lone > 1:
+        return False
     if not pieces:
         return names > 0
-    size = good = digits = 0
-    for piece in pieces:
+    size = good = digits = numbers = 0
+    for i, piece in enumerate(pieces):
         size += len(piece)
         if piece.isdigit():
             digits += len(piece)
+            numbers += 1
             if len(piece) > 4:
                 return False  # a long number: ids and keys, not words
             good += len(piece)  # v2, base64, sha256
-        elif _reads_as_word(piece):
+        elif _reads_as_word(piece) or (len(piece) == 1 and _versioned(pieces, i)):
             good += len(piece)
+    words, letters = len(pieces) - numbers, size - digits
     return (
         good >= 0.85 * size
-        and digits * 3 <= size
-        and len(pieces) <= max(2, size / 2.5)
-        and _pair_share(pieces) >= _WORD_PAIR_SHARE
+        and digits * 2 <= size
+        and words <= max(2, letters / 2.5)  # words of 2.5 letters or more, on average
+        and _uncommon_pairs_few(pieces)
     )
 
 
@@ -198,7 +237,8 @@ def is_low_entropy(core: str) -> bool:
         return True  # two characters, or a unit of three or four repeated: abcabcab, 12341234
     low = core.lower()
     # A word and a counter, in one case: token123, TOKEN_42 (not a random mix of cases).
-    if (core.islower() or core.isupper()) and re.fullmatch(r"[a-z]{3,}[_-]?[0-9]{1,4}", low):
+    counted = _WORD_AND_COUNTER.fullmatch(core)
+    if counted and (core.islower() or core.isupper()) and is_wordlike(counted.group(1)):
         return True
     if not low.isalnum():
         return False

@@ -67,7 +67,7 @@ _WORD_TEXT = (
     "data get set update create delete info account storage service key name list map handler "
     "callback promise async sync default base internal external expires scope claims grant "
     "code state nonce issuer audience subject payload signature verify decode encode cache "
-    "store context settings env process mock any meta http https api v2 sha256 base64"
+    "store context settings env process mock any meta http https api sha256 base64"
 )
 _WORDS = _WORD_TEXT.split()
 _ACRONYMS = ("JWT", "MFA", "TTL", "META", "ANY", "ID", "API", "URL", "HTTP", "AWS", "SAS")

@@ -237,21 +237,24 @@ def test_truncated_examples_never_alarm(example: str, ctx: str) -> None:
     assert core.find_secrets(ctx.format(example)) == []
 
 
+# Fixed-seed samples of 20,000 random values and how many may read as words (measured: 2, 147
+# and 0; over 100,000 values the rates are 4e-4 for 16 to 23 characters, 2e-5 for 24 to 39, 0
+# from 40). A rule that calls random values words fails here.
 @pytest.mark.parametrize(
-    ("alphabet", "sizes", "at_most"),
+    ("alphabet", "sizes", "words_at_most", "runs_at_most"),
     [
-        (string.ascii_letters + string.digits, (16, 64), 0),
-        (string.ascii_letters + string.digits + "-_", (8, 15), 200),
-        (string.hexdigits.lower(), (32, 40), 0),
+        (string.ascii_letters + string.digits, (16, 64), 4, 0),
+        (string.ascii_letters + string.digits + "-_", (8, 15), 200, 10),
+        (string.hexdigits.lower(), (32, 40), 0, 0),
     ],
 )
 def test_random_values_seldom_read_as_words(
-    alphabet: str, sizes: tuple[int, int], at_most: int
+    alphabet: str, sizes: tuple[int, int], words_at_most: int, runs_at_most: int
 ) -> None:
-    rng = random.Random(10)  # fixed: a rate, measured over the same 20,000 values every run
+    rng = random.Random(10)
     values = ["".join(rng.choices(alphabet, k=rng.randint(*sizes))) for _ in range(20_000)]
-    assert sum(shapes.is_wordlike(v) for v in values) <= at_most
-    assert sum(shapes.is_low_entropy(v) for v in values) <= at_most // 10
+    assert sum(shapes.is_wordlike(v) for v in values) <= words_at_most
+    assert sum(shapes.is_low_entropy(v) for v in values) <= runs_at_most
 
 
 def test_example_table_values_are_quiet() -> None:
