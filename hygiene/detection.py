@@ -10,7 +10,13 @@ this module, never a copy of its patterns:
   ``value`` of a name/value pair naming one (HAR, Postman, OpenAPI).
 
 Placeholders (``pat_AIC_xxxxxxxx``, ``Bearer ${TOKEN}``, ``EXAMPLE`` ...) are not secrets, and a
-line holding ``pragma: allowlist secret`` or ``hygiene: allow`` is skipped.
+line holding ``pragma: allowlist secret`` or ``hygiene: allow`` is skipped. A keyword-anchored
+value is reported only when it looks like a credential (:mod:`hygiene.shapes`: not words,
+identifiers, member paths, ``x=y`` pairs, documented examples or truncated examples), and its
+surroundings are judged here (:func:`_judge`): a comma separates key and value only in a quoted
+pair, only real scheme words are schemes, and ``AWS4-HMAC-SHA256``, ``SharedKey`` and ``AWS``
+headers report their signature. The detection core is this module and :mod:`hygiene.shapes`;
+neither imports anything else of the package.
 
 A secret is identified by its fingerprint (``sha256:`` + hex SHA-256 of the full token) and
 shown to humans only in its masked form (``pat_AIC_…k3Xz``). :class:`Secret` keeps the token in
@@ -25,7 +31,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypeAlias
+
+from hygiene.shapes import (
+    ACCOUNT_SCHEMES,
+    SCHEME_PATTERN,
+    aws4_signature,
+    basic_is_placeholder,
+)
+from hygiene.shapes import MIN_CREDENTIAL_LENGTH as MIN_CREDENTIAL_LENGTH
+from hygiene.shapes import PLACEHOLDER_TRIM as PLACEHOLDER_TRIM
+from hygiene.shapes import PLACEHOLDER_WORDS_PATTERN as PLACEHOLDER_WORDS_PATTERN
+from hygiene.shapes import SCHEME_WORDS as SCHEME_WORDS
+from hygiene.shapes import TEMPLATE_MARKS as TEMPLATE_MARKS
+from hygiene.shapes import X_RUN_CHARS as X_RUN_CHARS
+from hygiene.shapes import is_placeholder as is_placeholder
+from hygiene.shapes import is_reportable_credential as is_reportable_credential
+from hygiene.shapes import looks_like_credential as looks_like_credential
 
 AIC_PAT: Final = "aic-pat"
 BEARER_TOKEN: Final = "bearer-token"  # noqa: S105 - a type id, not a password
@@ -55,23 +77,28 @@ PAT_PATTERN: Final = r"pat_AIC_(?P<cred>" + _PAT_BODY + ")"
 _PAT_URLENCODED_PREFIX = r"pat%5[Ff]AIC%5[Ff]"
 PAT_URLENCODED_PATTERN: Final = _PAT_URLENCODED_PREFIX + r"(?P<cred>" + _PAT_BODY + ")"
 
-# An optional quote, escaped zero to three times (JSON inside JSON inside JSON).
-_QUOTE = r"""(?:\\{0,3}["'])?"""
-# Between the key and its value: `:`, `=`, or the `, b` of a `(b'key', b'value')` tuple.
-_SEPARATOR = r"[ \t]*(?:[:=]|,[ \t]*b?)[ \t]*"
+# The key's closing quote and the value's opening quote, each optional and escaped zero to
+# three times (JSON inside JSON inside JSON).
+_KEY_QUOTE = r"""(?P<kq>\\{0,3}["'])?"""
+_VALUE_QUOTE = r"""(?P<vq>\\{0,3}["'])?"""
+# Between the key and its value: `:`, `=`, or the comma of a quoted pair
+# (`("Authorization", "…")`, `(b'authorization', b'…')`); the comma counts only there (see
+# `_in_pair`), never in import lists, argument lists or JSON arrays.
+_SEPARATOR = r"[ \t]*(?:[:=]|(?P<comma>,[ \t]*b?))[ \t]*"
 # The credential itself: token68 characters plus `%` (URL-encoded values).
 _CRED = r"(?P<cred>[A-Za-z0-9._~+/=%-]{1," + str(MAX_TOKEN_LENGTH) + "})"
 # A credential ends at whitespace, a quote, a backslash, a delimiter or the end of input:
 # `get_token(` or `os.environ[` are code, not values.
 _CRED_END = r"""(?=[\s"'\\,;&)\]}>|]|$)"""
-_SCHEME = r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9_.-]{0,30})[ \t]+)?"
+# Only real authentication scheme words are schemes; `SharedKey account:SIG` names an account.
+_SCHEME = (
+    r"(?:(?P<scheme>(?i:" + SCHEME_PATTERN + r"))[ \t]+"
+    r"(?:(?P<account>[A-Za-z0-9._-]{1,64}):)?)?"
+)
+_KEY_VALUE = _KEY_QUOTE + _SEPARATOR + _VALUE_QUOTE + r"[ \t]*"
 
-AUTHORIZATION_PATTERN: Final = (
-    r"(?i:authorization)" + _QUOTE + _SEPARATOR + _QUOTE + r"[ \t]*" + _SCHEME + _CRED + _CRED_END
-)
-ACCESS_TOKEN_PATTERN: Final = (
-    r"(?i:access[_-]?token)" + _QUOTE + _SEPARATOR + _QUOTE + r"[ \t]*" + _CRED + _CRED_END
-)
+AUTHORIZATION_PATTERN: Final = r"(?i:authorization)" + _KEY_VALUE + _SCHEME + _CRED + _CRED_END
+ACCESS_TOKEN_PATTERN: Final = r"(?i:access[_-]?token)" + _KEY_VALUE + _CRED + _CRED_END
 
 # HAR, Postman and OpenAPI carry a header or key as a name/value pair: the keyword is the value
 # of `name`/`key` (`{"name": "Authorization", "value": "Bearer ..."}`, Postman's
@@ -83,6 +110,10 @@ _PAIR_TOKEN_KEY = r"""["'](?i:token)"""  # noqa: S105 - a pattern, not a passwor
 _PAIR_GAP_CHAR = r"""(?:(?!\\{0,3}["'](?:name|key)\\{0,3}["']|- )[^\n])"""
 _PAIR_GAP = r"(?:" + _PAIR_GAP_CHAR + r"{0,120}\r?\n){0,6}?" + _PAIR_GAP_CHAR + r"{0,120}?"
 _PAIR_VALUE_KEY = r"""(?<=[\s"',{\\])(?i:value|example)"""
+
+
+# An optional quote, escaped zero to three times (JSON inside JSON inside JSON).
+_QUOTE = r"""(?:\\{0,3}["'])?"""
 
 
 def _pair(key: str) -> str:
@@ -106,77 +137,6 @@ def _pair(key: str) -> str:
 # holds `ccess_token` and `token"`): the scanner ends a match at its rule's next needle.
 PAIR_PATTERN: Final = _pair(_PAIR_KEYS)
 PAIR_TOKEN_PATTERN: Final = _pair(_PAIR_TOKEN_KEY)
-
-# HTTP authentication scheme names: a lone scheme word is not a credential.
-SCHEME_WORDS: Final = frozenset(
-    {
-        "bearer",
-        "basic",
-        "digest",
-        "negotiate",
-        "token",
-        "ntlm",
-        "hoba",
-        "mutual",
-        "oauth",
-        "aws4-hmac-sha256",
-        "none",
-        "null",
-        "undefined",
-        "true",
-        "false",
-    }
-)
-
-# `x{6,}`: a run of six x's marks a placeholder; four would also hit about one random
-# 32-character token in 35,000 (`...xxXx...`), a real leak we would then miss.
-# Public (with the marks and scheme words) so `hygiene.rules` exports them, never a copy.
-PLACEHOLDER_WORDS_PATTERN: Final = (
-    r"example|redacted|placeholder|your[_-]?(?:token|pat|key|secret|api|access|own)|"
-    r"changeme|change[_-]me|replace[_-]?me|dummy|x{6,}|\.\.\.|…|\*\*\*"
-)
-# Searched in the lowercased value: 5x cheaper than a case-insensitive search.
-_PLACEHOLDER_WORDS = re.compile(PLACEHOLDER_WORDS_PATTERN)
-TEMPLATE_MARKS: Final = ("${", "{{", "}}", "<", ">", "%s", "%(", "%d")
-# The characters stripped from both ends of a value before the placeholder checks.
-PLACEHOLDER_TRIM: Final = "-_.="
-# A value made only of these (after trimming) is an `x` run: `xxxx-xxxx`.
-X_RUN_CHARS: Final = "xX-_."
-_TEMPLATE_CHARS: Final = re.compile(r"[${}<>%]")
-
-
-def is_placeholder(value: str) -> bool:
-    """True for values that stand for a secret without being one.
-
-    ``value`` is the secret part (without ``pat_AIC_``) or a whole credential.
-    """
-    core = value.strip(PLACEHOLDER_TRIM)
-    if not core or core.count(core[0]) == len(core):  # one repeated character
-        return True
-    if not core.strip(X_RUN_CHARS):
-        return True
-    # One character-class search first: template marks are rare, and eight `in` tests on
-    # every candidate cost more than the regex that rules them all out.
-    if _TEMPLATE_CHARS.search(core) and (
-        core.startswith("$") or any(mark in core for mark in TEMPLATE_MARKS)
-    ):
-        return True
-    return _PLACEHOLDER_WORDS.search(core.lower()) is not None
-
-
-MIN_CREDENTIAL_LENGTH: Final = 8
-
-
-def looks_like_credential(value: str) -> bool:
-    """Whether a keyword-anchored value (after ``Authorization`` or ``access_token``) is one.
-
-    Random credentials have a digit or both letter cases; identifiers in code (``token_value``),
-    scheme words and placeholders do not count.
-    """
-    if len(value) < MIN_CREDENTIAL_LENGTH or value.lower() in SCHEME_WORDS or is_placeholder(value):
-        return False
-    has_digit = any(c.isdigit() for c in value)
-    return has_digit or (any(c.islower() for c in value) and any(c.isupper() for c in value))
 
 
 def is_allowlisted(line: str | bytes) -> bool:
@@ -246,9 +206,10 @@ class Rule:
     caseless: bool = False
 
     def accepts(self, cred: str) -> bool:
+        """Whether the matched value alone is a secret (its surroundings: :func:`_judge`)."""
         if self.anchored_by_keyword:
             # A PAT after `Bearer` is the PAT rule's to judge (and report).
-            return not _is_pat(cred) and looks_like_credential(cred)
+            return not _is_pat(cred) and is_reportable_credential(cred)
         return not is_placeholder(cred)
 
 
@@ -302,6 +263,67 @@ def _judged(rule: Rule, cred: str) -> str:
     return _url_decoded(cred) if rule.type_id == AIC_PAT else cred
 
 
+# What may follow a value that is an example cut short: `...` or `…`, in text and as UTF-8 bytes
+# (read one byte per character).
+_TEXT_TRUNCATIONS: Final = ("...", "…")
+_BYTES_TRUNCATIONS: Final = ("...", "…".encode().decode("latin-1"))
+# Before a key whose value follows a comma: `(` and the key's opening quote, with `b` for bytes
+# and a short key prefix (`("Proxy-Authorization", "…")`, `(b'x-access-token', b'…')`).
+_PAIR_OPEN: Final = re.compile(r"""\([ \t]*b?\\{0,3}["'][A-Za-z_-]{0,16}\Z""")
+
+
+_Match: TypeAlias = "re.Match[str] | re.Match[bytes]"
+_Buffer: TypeAlias = "str | bytes | bytearray"
+
+
+def _str(chunk: _Buffer) -> str:
+    """``chunk`` as text, one character per byte, so offsets stay byte offsets."""
+    return chunk if isinstance(chunk, str) else chunk.decode("latin-1")
+
+
+def _group(m: _Match, name: str) -> str | None:
+    if name not in m.re.groupindex:
+        return None
+    value = m.group(name)
+    return None if value is None else _str(value)
+
+
+def _judge(rule: Rule, m: _Match, buf: _Buffer) -> tuple[int, int, str] | None:
+    """Where the secret of match ``m`` in ``buf`` lies, and its token; None when it is none.
+
+    The value's own shape is :meth:`Rule.accepts`'s to judge; here, its surroundings: a value
+    followed by an ellipsis is a truncated example, a comma separates key and value only in a
+    quoted pair, and structured schemes name the part that is the secret.
+    """
+    start, end = m.span("cred")
+    cred = _str(m.group("cred"))
+    cuts = _TEXT_TRUNCATIONS if isinstance(buf, str) else _BYTES_TRUNCATIONS
+    if _str(buf[end : end + 3]).startswith(cuts):
+        return None
+    if rule.type_id == AIC_PAT:
+        token = _token_of(rule, cred)
+        return (m.start(), end, token) if rule.accepts(_judged(rule, cred)) else None
+    if _group(m, "comma") is not None and not _in_pair(m, buf):
+        return None
+    scheme = (_group(m, "scheme") or "").lower()
+    if scheme == "aws4-hmac-sha256":
+        return aws4_signature(_str(buf[start : start + 2048]), start)
+    account = _group(m, "account")
+    if account is not None and (scheme not in ACCOUNT_SCHEMES or is_placeholder(account)):
+        return None
+    if scheme == "basic" and basic_is_placeholder(cred):
+        return None
+    return (start, end, cred) if rule.accepts(cred) else None
+
+
+def _in_pair(m: _Match, buf: _Buffer) -> bool:
+    """True when the key and value around a comma are a quoted pair in a tuple or a call."""
+    if m.group("kq") is None or m.group("vq") is None:
+        return False
+    key = m.start()
+    return _PAIR_OPEN.search(_str(buf[max(0, key - 24) : key])) is not None
+
+
 def find_secrets(text: str) -> list[Secret]:
     """Every secret in ``text`` (no allowlist handling), in order, without overlaps.
 
@@ -311,10 +333,9 @@ def find_secrets(text: str) -> list[Secret]:
     found: list[Secret] = []
     for rule in RULES:
         for m in rule.text.finditer(text):
-            cred = m.group("cred")
-            if rule.accepts(_judged(rule, cred)):
-                start = m.start() if rule.type_id == AIC_PAT else m.start("cred")
-                found.append(Secret(rule.type_id, start, m.end("cred"), _token_of(rule, cred)))
+            verdict = _judge(rule, m, text)
+            if verdict is not None:
+                found.append(Secret(rule.type_id, *verdict))
     return drop_overlaps(found)
 
 
@@ -348,11 +369,8 @@ def secret_at(
     m = rule.data.match(data, start, end if limit is None else min(end, limit))
     if m is None:
         return None
-    cred = m.group("cred").decode("ascii")
-    if not rule.accepts(_judged(rule, cred)):
-        return None
-    begin = m.start() if rule.type_id == AIC_PAT else m.start("cred")
-    return Secret(rule.type_id, begin, m.end("cred"), _token_of(rule, cred))
+    verdict = _judge(rule, m, data)
+    return None if verdict is None else Secret(rule.type_id, *verdict)
 
 
 def iter_secrets_at(data: bytes | bytearray, pos: int, rule: Rule) -> Iterator[Secret]:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hygiene.detection import PAT_PREFIX, is_placeholder, looks_like_credential
+from hygiene.detection import PAT_PREFIX, is_placeholder, is_reportable_credential
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # The SARIF 2.1.0 schema, kept in the repository so the SARIF tests run in any clone.
@@ -52,7 +52,7 @@ def new_session_token() -> str:
     """A fresh bearer session token shaped like a JWT-ish credential."""
     while True:
         value = "eyJ" + secrets.token_urlsafe(18) + "." + secrets.token_urlsafe(12)
-        if looks_like_credential(value):
+        if is_reportable_credential(value):
             return value
 
 

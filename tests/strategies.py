@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from hygiene.detection import ALLOW_MARKERS, PAT_PREFIX, is_placeholder, looks_like_credential
+from hygiene.detection import ALLOW_MARKERS, PAT_PREFIX, is_placeholder, is_reportable_credential
 
 PAT_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 CRED_ALPHABET = PAT_ALPHABET + ".~+/="
@@ -14,7 +14,7 @@ pats = pat_bodies.map(lambda body: PAT_PREFIX + body)
 
 bearer_credentials = (
     st.text(CRED_ALPHABET, min_size=8, max_size=80)
-    .filter(looks_like_credential)
+    .filter(is_reportable_credential)
     .filter(lambda c: not c.startswith(PAT_PREFIX))
 )
 
@@ -49,16 +49,79 @@ placeholder_credentials = st.one_of(
 
 # Text around a token: anything, but it must not run into the token's characters (or it
 # would be part of the token) and must not carry an allowlist marker.
+# An ellipsis right after a token makes it a truncated example, so text after never starts with
+# one.
 _no_marker = st.text().filter(lambda t: not any(m in t for m in ALLOW_MARKERS))
 text_before = _no_marker.filter(lambda t: not t or t[-1] not in PAT_ALPHABET)
 # `%5F` and `%2D` are `_` and `-` URL-encoded: inside a PAT they are part of it.
 _ESCAPES = ("%5f", "%2d")
 text_after = _no_marker.filter(
-    lambda t: not t or (t[0] not in PAT_ALPHABET and not t[:3].lower().startswith(_ESCAPES))
+    lambda t: (
+        not t
+        or (
+            t[0] not in PAT_ALPHABET
+            and not t[:3].lower().startswith(_ESCAPES)
+            and not t.startswith(("...", "…"))
+        )
+    )
 )
 bytes_before = st.binary().filter(lambda b: not b or chr(b[-1]) not in PAT_ALPHABET)
 bytes_after = st.binary().filter(
     lambda b: (
         not b or (chr(b[0]) not in PAT_ALPHABET and not b[:3].lower().startswith((b"%5f", b"%2d")))
     )
+)
+
+
+# What sits after `Authorization` and `access_token` in real code without being a credential.
+_WORD_TEXT = (
+    "access token refresh id request response options cached entity model type client "
+    "credential user session header auth provider result value config manager error string "
+    "data get set update create delete info account storage service key name list map handler "
+    "callback promise async sync default base internal external expires scope claims grant "
+    "code state nonce issuer audience subject payload signature verify decode encode cache "
+    "store context settings env process mock any meta http https api sha256 base64"
+)
+_WORDS = _WORD_TEXT.split()
+_ACRONYMS = ("JWT", "MFA", "TTL", "META", "ANY", "ID", "API", "URL", "HTTP", "AWS", "SAS")
+_word = st.sampled_from(_WORDS)
+
+
+def _join_words(words: list[str], style: str) -> str:
+    if style == "camel":
+        return words[0] + "".join(w.capitalize() for w in words[1:])
+    if style == "pascal":
+        return "".join(w.capitalize() for w in words)
+    if style == "snake":
+        return "_".join(words)
+    if style == "upper":
+        return "_".join(w.upper() for w in words)
+    return "-".join(w.capitalize() for w in words)  # Header-Case
+
+
+# camelCase, PascalCase, snake_case, UPPER_CASE and Header-Case identifiers, some with an
+# acronym (`JWTTokenAuth`, `AccessTokenTTL`).
+identifiers = st.builds(
+    lambda words, style, acronym, where: (
+        acronym + _join_words(words, "pascal")
+        if where == "front" and acronym
+        else _join_words(words, style) + (acronym if where == "back" else "")
+    ),
+    st.lists(_word, min_size=1, max_size=4),
+    st.sampled_from(["camel", "pascal", "snake", "upper", "header"]),
+    st.sampled_from(("", *_ACRONYMS)),
+    st.sampled_from(["front", "back", "none"]),
+)
+# Dotted member paths: `request.META`, `process.env.X`, `this.accessToken`.
+member_paths = st.lists(
+    st.one_of(identifiers, st.sampled_from(["X", "this", "self", "e", "i"])), min_size=2, max_size=4
+).map(".".join)
+# Sentences: prose after `authorization` in docstrings and comments.
+prose = st.lists(_word, min_size=2, max_size=8).map(" ".join).map(str.capitalize)
+# A real-looking token cut short with an ellipsis, as documentation shows one.
+truncated_examples = st.builds(
+    lambda token, cut, dots: token[: max(4, len(token) * cut // 10)] + dots,
+    st.one_of(pats, bearer_credentials),
+    st.integers(2, 8),
+    st.sampled_from(["...", "…"]),
 )

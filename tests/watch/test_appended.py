@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from hygiene.scan.matcher import scan_bytes
 from hygiene.watch.appended import MAX_HELD, AppendScanner
+from tests.helpers import new_pat
 from tests.strategies import pats
 
 
@@ -37,8 +38,8 @@ def test_pushes_find_what_a_whole_scan_finds(parts: list[str], cuts: list[int]) 
 
 def test_a_huge_line_is_scanned_in_bounded_memory() -> None:
     scanner = AppendScanner.new()
-    token = "pat_AIC_" + "k3Q9" * 8
-    piece = b"." * 65_536
+    token = new_pat()
+    piece = b" " * 65_536
     hits = []
     for n in range(64):  # 4 MiB without a newline, the token in the middle
         hits += scanner.push(piece + (token.encode() if n == 32 else b""))
@@ -49,7 +50,7 @@ def test_a_huge_line_is_scanned_in_bounded_memory() -> None:
 
 def test_line_numbers_continue_across_pushes() -> None:
     scanner = AppendScanner.new()
-    token = "pat_AIC_" + "Zq7" * 6
+    token = new_pat()
     assert scanner.push(b"one\ntwo\nthr") == []
     (hit,) = scanner.push(f"ee {token}\n".encode())
     assert (hit.line, hit.column) == (3, 7)
