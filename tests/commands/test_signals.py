@@ -121,7 +121,8 @@ def check_stopped(run: Run, doc: dict[str, object], signalled_at: float) -> None
     late = run.deletes(after=signalled_at)
     assert len(late) <= WORKERS + SLACK, f"{len(late)} DELETEs answered after the signal"
     results = doc["results"]
-    assert isinstance(results, list) and len(results) == IDS
+    assert isinstance(results, list)
+    assert len(results) == IDS
     said_revoked = {r["token_id"] for r in results if r["status"] == "revoked"}
     not_sent = [r for r in results if r["status"] == "failed" and r.get("error") == "CANCELLED"]
     unknown = {r["token_id"] for r in results if r.get("error") == "INTERRUPTED"}
