@@ -54,8 +54,14 @@ def install_hooks(
             f"{clashes[0]} exists and is not ours; use --force to replace it "
             "(the old hook is kept as .bak)"
         )
-    os.makedirs(target_dir, exist_ok=True)
-    return [_install(name, path, path in clashes) for name, path in plans]
+    try:
+        os.makedirs(target_dir, exist_ok=True)
+        return [_install(name, path, path in clashes) for name, path in plans]
+    except OSError as exc:
+        raise InputError(
+            f"hooks path {target_dir}: {exc.strerror or exc} (it comes from git's "
+            "core.hooksPath when that is set)"
+        ) from None
 
 
 def _differs(path: str, text: str) -> bool:
