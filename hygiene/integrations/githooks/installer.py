@@ -58,10 +58,13 @@ def install_hooks(
         os.makedirs(target_dir, exist_ok=True)
         return [_install(name, path, path in clashes) for name, path in plans]
     except OSError as exc:
-        raise InputError(
-            f"hooks path {target_dir}: {exc.strerror or exc} (it comes from git's "
-            "core.hooksPath when that is set)"
-        ) from None
+        raise _unusable(target_dir, exc) from None
+
+
+def _unusable(folder: str, exc: OSError) -> InputError:
+    return InputError(
+        f"hooks path {folder}: {exc.strerror or exc} (git's core.hooksPath sets it, if set)"
+    )
 
 
 def _differs(path: str, text: str) -> bool:
@@ -71,7 +74,7 @@ def _differs(path: str, text: str) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror or exc}") from None
+        raise _unusable(os.path.dirname(path), exc) from None
 
 
 def _install(name: str, path: str, clash: bool) -> Installed:
