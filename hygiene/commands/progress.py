@@ -80,11 +80,12 @@ class Meter:
 
 
 def progress_bar(stream: TextIO) -> Callable[[str, int], contextlib.AbstractContextManager[Tick]]:
-    """A ``Progress`` for the domain: ``progress(label, total)`` yields ``tick(result)``."""
+    """A ``Progress`` for the domain: ``progress(label, total)`` yields ``tick(result)``;
+    a ``total`` of 0 means unknown (elapsed time only)."""
 
     @contextlib.contextmanager
     def progress(label: str, total: int) -> Iterator[Tick]:
-        meter = Meter(stream, label, total)
+        meter = Meter(stream, label, total if total > 0 else None)
         with _redrawing(meter):
             yield meter.tick
 

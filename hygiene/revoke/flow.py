@@ -182,7 +182,9 @@ def _question(plan: Plan, sessions: list[SessionTarget], base_url: str) -> str:
     return f"Revoke {pats} token(s) and log out {logouts} leaked session(s) at {base_url}?"
 
 
-def _collect(opts: RevokeOptions, env: Mapping[str, str], stdin: TextIO) -> tuple[Plan, Scanned]:
+def _collect(
+    opts: RevokeOptions, env: Mapping[str, str], stdin: TextIO, progress: Progress = no_progress
+) -> tuple[Plan, Scanned]:
     if not (opts.reports or opts.token_ids or opts.ids_from or opts.scan):
         fields = ("reports", "token_ids", "ids_from", "scan")
         message = "nothing to revoke: give a {reports}, {token_ids}, {ids_from} or {scan}"
@@ -191,7 +193,8 @@ def _collect(opts: RevokeOptions, env: Mapping[str, str], stdin: TextIO) -> tupl
         message = "standard input can feed {ids_from} - or {scan} -, not both"
         raise UsageError(message, options=("ids_from", "scan"))
     leaks, ids = gather(opts, stdin)
-    scanned = scan_paths(opts.scan, stdin)
+    with progress("Scanning", 0) if opts.scan else contextlib.nullcontext():
+        scanned = scan_paths(opts.scan, stdin)
     with open_inventory(default_path(env), create=False) as inventory:
         return make_plan([*leaks, *scanned.pats], ids, inventory), scanned
 
@@ -219,7 +222,7 @@ def revoke_leaked(
     is shielded: it stops sending, lets requests in flight finish, logs out and returns what
     happened with ``signum`` set.
     """
-    plan, scanned = _collect(opts, env, talk.stdin)
+    plan, scanned = _collect(opts, env, talk.stdin, talk.progress)
     sessions = scanned.sessions
     if opts.dry_run:
         return _dry_run(plan, scanned)
