@@ -31,6 +31,8 @@ COMMANDS: dict[str, str] = {
     "revoke-leaked": "hygiene.commands.revoke:command",
     "fake-server": "hygiene.commands.fake_server:command",
     "install-hooks": "hygiene.commands.install_hooks:command",
+    "watch": "hygiene.commands.watch:command",
+    "rules": "hygiene.commands.rules:group",
 }
 
 # How the fields that domain errors name (``{since}``) are spelled on the command line.

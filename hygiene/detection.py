@@ -67,7 +67,7 @@ ACCESS_TOKEN_PATTERN: Final = (
 )
 
 # HTTP authentication scheme names: a lone scheme word is not a credential.
-_SCHEME_WORDS: Final = frozenset(
+SCHEME_WORDS: Final = frozenset(
     {
         "bearer",
         "basic",
@@ -89,11 +89,18 @@ _SCHEME_WORDS: Final = frozenset(
 
 # `x{6,}`: a run of six x's marks a placeholder; four would also hit about one random
 # 32-character token in 35,000 (`...xxXx...`), a real leak we would then miss.
-_PLACEHOLDER_WORDS = re.compile(
+# Public (with the marks and scheme words) so `hygiene.rules` exports them, never a copy.
+PLACEHOLDER_WORDS_PATTERN: Final = (
     r"example|redacted|placeholder|your[_-]?(?:token|pat|key|secret|api|access|own)|"
-    r"changeme|change[_-]me|replace[_-]?me|dummy|x{6,}|\.\.\.|…|\*\*\*",
-)  # searched in the lowercased value: 5x cheaper than a case-insensitive search
-_TEMPLATE_MARKS: Final = ("${", "{{", "}}", "<", ">", "%s", "%(", "%d")
+    r"changeme|change[_-]me|replace[_-]?me|dummy|x{6,}|\.\.\.|…|\*\*\*"
+)
+# Searched in the lowercased value: 5x cheaper than a case-insensitive search.
+_PLACEHOLDER_WORDS = re.compile(PLACEHOLDER_WORDS_PATTERN)
+TEMPLATE_MARKS: Final = ("${", "{{", "}}", "<", ">", "%s", "%(", "%d")
+# The characters stripped from both ends of a value before the placeholder checks.
+PLACEHOLDER_TRIM: Final = "-_.="
+# A value made only of these (after trimming) is an `x` run: `xxxx-xxxx`.
+X_RUN_CHARS: Final = "xX-_."
 _TEMPLATE_CHARS: Final = re.compile(r"[${}<>%]")
 
 
@@ -102,18 +109,21 @@ def is_placeholder(value: str) -> bool:
 
     ``value`` is the secret part (without ``pat_AIC_``) or a whole credential.
     """
-    core = value.strip("-_.=")
+    core = value.strip(PLACEHOLDER_TRIM)
     if not core or core.count(core[0]) == len(core):  # one repeated character
         return True
-    if not core.strip("xX-_."):
+    if not core.strip(X_RUN_CHARS):
         return True
     # One character-class search first: template marks are rare, and eight `in` tests on
     # every candidate cost more than the regex that rules them all out.
     if _TEMPLATE_CHARS.search(core) and (
-        core.startswith("$") or any(mark in core for mark in _TEMPLATE_MARKS)
+        core.startswith("$") or any(mark in core for mark in TEMPLATE_MARKS)
     ):
         return True
     return _PLACEHOLDER_WORDS.search(core.lower()) is not None
+
+
+MIN_CREDENTIAL_LENGTH: Final = 8
 
 
 def looks_like_credential(value: str) -> bool:
@@ -122,7 +132,7 @@ def looks_like_credential(value: str) -> bool:
     Random credentials have a digit or both letter cases; identifiers in code (``token_value``),
     scheme words and placeholders do not count.
     """
-    if len(value) < 8 or value.lower() in _SCHEME_WORDS or is_placeholder(value):
+    if len(value) < MIN_CREDENTIAL_LENGTH or value.lower() in SCHEME_WORDS or is_placeholder(value):
         return False
     has_digit = any(c.isdigit() for c in value)
     return has_digit or (any(c.islower() for c in value) and any(c.isupper() for c in value))

@@ -13,6 +13,31 @@ from pathlib import Path
 from hygiene.detection import PAT_PREFIX, is_placeholder, looks_like_credential
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+# The SARIF 2.1.0 schema, kept in the repository so the SARIF tests run in any clone.
+SARIF_SCHEMA = REPO_ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
+# The running interpreter's scripts folder (`bin/`, or `Scripts/` on Windows): console scripts
+# are looked up here, not on PATH, so an unactivated `venv/bin/python -m pytest` finds them.
+# Not resolved: a venv's python is a symlink to the base interpreter, whose folder is not it.
+SCRIPTS_DIR = Path(sys.executable).parent
+
+
+def console_script(name: str) -> str:
+    """Path of the console script ``name`` installed beside the running interpreter."""
+    for candidate in (SCRIPTS_DIR / name, SCRIPTS_DIR / f"{name}.exe"):
+        if candidate.is_file():
+            return str(candidate)
+    raise AssertionError(f"{name} is not installed in {SCRIPTS_DIR} (pip install -e '.[test]')")
+
+
+def env_with_scripts(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment with :data:`SCRIPTS_DIR` first on PATH, plus ``extra``.
+
+    For processes that run our tools by name (git hooks call ``hygiene``).
+    """
+    env = dict(os.environ)
+    env.update(extra or {})
+    env["PATH"] = os.pathsep.join([str(SCRIPTS_DIR), env.get("PATH", os.defpath)])
+    return env
 
 
 def new_pat() -> str:

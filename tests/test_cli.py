@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 
@@ -10,7 +9,7 @@ import pytest
 
 from hygiene import __version__
 from hygiene.cli import COMMANDS, load_command, main
-from tests.helpers import run_hygiene
+from tests.helpers import console_script, run_hygiene
 
 
 def test_python_dash_m_reports_version() -> None:
@@ -39,8 +38,7 @@ def test_unknown_subcommand_is_a_usage_error(capsys: pytest.CaptureFixture[str])
 
 def test_console_scripts_are_installed() -> None:
     for script in ("hygiene", "revoke-leaked"):
-        path = shutil.which(script)
-        assert path is not None, f"{script} is not on PATH"
+        path = console_script(script)
         proc = subprocess.run([path, "--help"], capture_output=True, check=False, timeout=60)
         assert proc.returncode == 0, proc.stderr
 
@@ -53,7 +51,7 @@ def test_revoke_leaked_is_the_same_command() -> None:
         timeout=60,
     )
     direct = subprocess.run(
-        [shutil.which("revoke-leaked") or "revoke-leaked", "--help"],
+        [console_script("revoke-leaked"), "--help"],
         capture_output=True,
         check=False,
         timeout=60,

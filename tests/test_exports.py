@@ -51,6 +51,7 @@ EXPORTS: dict[str, list[str]] = {
         "revoke_all",
         "revoke_leaked",
     ],
+    "hygiene.rules": ["FORMATS", "ExportRule", "RuleTranslationError", "export", "export_rules"],
     "hygiene.scan": ["Detection", "Finding", "ScanRequest", "ScanResult", "run_scan"],
     "hygiene.scan.matcher": [
         "DEFAULT_CHUNK_SIZE",
@@ -83,6 +84,15 @@ EXPORTS: dict[str, list[str]] = {
         "State",
         "Switches",
         "running_control_plane",
+    ],
+    "hygiene.watch": [
+        "Event",
+        "FileFollower",
+        "Responder",
+        "Seen",
+        "Stream",
+        "StreamFollower",
+        "Watcher",
     ],
 }
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO_ROOT, SecretGuard, git
+from tests.helpers import REPO_ROOT, SecretGuard, console_script, env_with_scripts, git
 
 pytestmark = pytest.mark.slow
 
@@ -54,12 +54,12 @@ def _try_repo(
     guard: SecretGuard, repo: Path, snapshot: Path, home: Path, hook: str, *files: str
 ) -> subprocess.CompletedProcess[bytes]:
     proc = subprocess.run(
-        ["pre-commit", "try-repo", str(snapshot), hook, "--files", *files],
+        [console_script("pre-commit"), "try-repo", str(snapshot), hook, "--files", *files],
         cwd=repo,
         capture_output=True,
         timeout=600,
         check=False,
-        env={**os.environ, "PRE_COMMIT_HOME": str(home)},
+        env=env_with_scripts({"PRE_COMMIT_HOME": str(home)}),
     )
     guard.capture(proc.stdout, proc.stderr)
     return proc

@@ -50,11 +50,13 @@ class Hit:
     secret: Secret
 
 
-def _decoded_len(data: bytes) -> int:
+def decoded_len(data: bytes) -> int:
+    """How many code points ``data`` is (one per byte that is not valid UTF-8)."""
     return len(data.decode("utf-8", "surrogateescape"))
 
 
-def _safe_cut(data: bytes, cut: int) -> int:
+def safe_cut(data: bytes, cut: int) -> int:
+    """``cut`` moved back to the start of the UTF-8 sequence it falls in, if any."""
     # Never split a UTF-8 sequence: columns count a whole character once.
     steps = 0
     while 0 < cut < len(data) and 0x80 <= data[cut] <= 0xBF and steps < 3:
@@ -124,9 +126,9 @@ class StreamScanner:
                 lines.defer(data, counted_to, cut, base)
                 last_nl = data.rfind(b"\n", 0, cut)
                 if last_nl == -1:
-                    col_base += _decoded_len(data[:cut])
+                    col_base += decoded_len(data[:cut])
                 else:
-                    col_base = _decoded_len(data[last_nl + 1 : cut])
+                    col_base = decoded_len(data[last_nl + 1 : cut])
             carry = data[cut:]
             base += cut
             if not chunk:
@@ -151,7 +153,7 @@ class StreamScanner:
         nl = data.rfind(b"\n", max(0, len(data) - WINDOW))
         if nl != -1:
             return nl + 1
-        return _safe_cut(data, len(data) - WINDOW)
+        return safe_cut(data, len(data) - WINDOW)
 
     @staticmethod
     def _hits(
@@ -173,7 +175,7 @@ class StreamScanner:
                 continue
             line += data.count(b"\n", counted_to, secret.start)
             counted_to = secret.start
-            column = _decoded_len(data[line_start : secret.start]) + 1
+            column = decoded_len(data[line_start : secret.start]) + 1
             if line_start == 0:
                 column += col_base
             moved = Secret(secret.type_id, base + secret.start, base + secret.end, secret.token)

@@ -12,7 +12,7 @@ import pytest
 import hygiene
 from hygiene.detection import sha1_hex
 from hygiene.integrations.detect_secrets.plugin import SECRET_TYPE, AicTokenDetector
-from tests.helpers import REPO_ROOT, SecretGuard, git
+from tests.helpers import REPO_ROOT, SecretGuard, console_script, git
 
 PLUGIN = REPO_ROOT / "plugins" / "aic_tokens.py"
 HOOK_MODULE = "hygiene.commands.detect_secrets_hook"
@@ -20,7 +20,8 @@ NO_INDIRECT = ["--disable-filter", "detect_secrets.filters.heuristic.is_indirect
 
 
 def _run(guard: SecretGuard, cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    proc = subprocess.run(args, cwd=cwd, capture_output=True, timeout=120, check=False)
+    command = [console_script(args[0]) if not Path(args[0]).is_absolute() else args[0], *args[1:]]
+    proc = subprocess.run(command, cwd=cwd, capture_output=True, timeout=120, check=False)
     guard.capture(proc.stdout, proc.stderr)
     return proc
 

@@ -8,11 +8,19 @@ from pathlib import Path
 import pytest
 
 from hygiene.integrations.githooks import NAMES, hook_text
-from tests.helpers import REPO_ROOT, SecretGuard, git, run_hygiene
+from tests.helpers import REPO_ROOT, SecretGuard, env_with_scripts, git, run_hygiene
 
 
 def _git_may_fail(guard: SecretGuard, repo: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    proc = subprocess.run(["git", *args], cwd=repo, capture_output=True, timeout=120, check=False)
+    # The hooks run `hygiene` by name: this interpreter's scripts go first on PATH.
+    proc = subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        capture_output=True,
+        timeout=120,
+        check=False,
+        env=env_with_scripts(),
+    )
     guard.capture(proc.stdout, proc.stderr)
     return proc
 

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,10 +13,8 @@ from hygiene.detection import fingerprint
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.matcher.engine import scan_bytes
 from hygiene.scan.reports.formats import FORMATS, render
-from tests.helpers import SecretGuard, assert_no_secret, run_hygiene
+from tests.helpers import SARIF_SCHEMA, SecretGuard, assert_no_secret, run_hygiene
 from tests.strategies import bearer_credentials, pats
-
-SCHEMA = Path(__file__).resolve().parents[4] / "shared" / "data" / "sarif-schema-2.1.0.json"
 
 
 def _result_for(data: bytes, path: str = "a.txt") -> ScanResult:
@@ -50,9 +47,7 @@ def test_no_format_holds_a_secret(pat: str, cred: str, fmt: str) -> None:
 
 
 def _schema() -> dict[str, Any]:
-    if not SCHEMA.exists():
-        pytest.skip(f"SARIF schema not found at {SCHEMA}")
-    schema: dict[str, Any] = json.loads(SCHEMA.read_text())
+    schema: dict[str, Any] = json.loads(SARIF_SCHEMA.read_text())
     return schema
 
 

@@ -1,0 +1,110 @@
+"""``hygiene watch PATH... [--revoke]``: follow live logs and deal with each new leak once.
+
+Unattended by design: it never prompts (credentials come from ``AIC_EMAIL``/``AIC_PASSWORD``
+or ``AIC_TOKEN``), stops cleanly on SIGTERM or SIGINT (exit 0), and exits 2 only when it cannot
+start (no service configured for ``--revoke``, refused credentials, an unreadable state file).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from hygiene.errors import EXIT_OK, ApiError, one_line
+from hygiene.watch import Event, FileFollower, Responder, Seen, Stream, StreamFollower, Watcher
+
+PROG = "hygiene watch"
+
+
+def _printer(fmt: str) -> Callable[[Event], None]:
+    lock = threading.Lock()
+
+    def emit(event: Event) -> None:
+        line = event.as_json() if fmt == "json" else event.as_text()
+        with lock:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+
+    return emit
+
+
+def _streams(paths: tuple[str, ...], from_start: bool) -> list[Stream]:
+    streams = []
+    for path in paths:
+        if path == "-":
+            follower = StreamFollower(functools.partial(os.read, sys.stdin.fileno()))
+            streams.append(Stream("<stdin>", follower, is_file=False))
+        else:
+            streams.append(Stream(path, FileFollower(path, from_start=from_start)))
+    return streams
+
+
+@contextmanager
+def _stopped_by_signals(stop: threading.Event) -> Iterator[None]:
+    def handler(_signum: int, _frame: object) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _responder() -> Responder:
+    from hygiene.api.config import load_config
+    from hygiene.inventory import default_path
+
+    responder = Responder(load_config(os.environ), default_path(os.environ))
+    try:
+        responder.check()
+    except ApiError as exc:
+        # Not fatal: the service may come back; each leak's event says what happened.
+        click.echo(f"{PROG}: warning: {one_line(str(exc))}; acting on leaks anyway", err=True)
+    return responder
+
+
+@click.command(name="watch")
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
+@click.option("--revoke", is_flag=True, help="Revoke leaked PATs and log leaked sessions out.")
+@click.option(
+    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+)
+@click.option(
+    "--state",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Keep what was seen and done here (fingerprints only): a restart acts on nothing twice.",
+)
+@click.option("--from-start", is_flag=True, help="Read files from their beginning, not their end.")
+def command(
+    paths: tuple[str, ...], revoke: bool, fmt: str, state: Path | None, from_start: bool
+) -> int:
+    """Follow PATHs (- is standard input) as `tail -F` does; report each new leak once.
+
+    With --revoke, act without asking: a PAT is resolved through the token inventory and
+    revoked (statuses revoked, not_found, unresolved, failed), a leaked session token is logged
+    out with itself (logged_out, not_live, failed). Exit 0 after SIGTERM or SIGINT, or when
+    standard input ends; 2 when it cannot start.
+    """
+    seen = Seen.load(state)
+    responder = _responder() if revoke else None
+    stop = threading.Event()
+    watcher = Watcher(_streams(paths, from_start), seen, _printer(fmt), responder)
+    click.echo(f"{PROG}: following {len(paths)} path(s); stop with Ctrl-C or SIGTERM", err=True)
+    try:
+        with _stopped_by_signals(stop):
+            watcher.run(stop)
+    finally:
+        if responder is not None:
+            responder.close()
+    click.echo(f"{PROG}: stopped", err=True)
+    return EXIT_OK

@@ -1,0 +1,75 @@
+"""Acting on a leak without asking (``hygiene watch --revoke``), with the same pieces as
+``revoke-leaked``: a PAT is resolved through the inventory and deleted with the user's
+session (``ControlPlaneClient``: renewal, organization, rate limits, retries); a session token
+is checked and logged out with itself (the bearer client: never redirected elsewhere).
+
+One client of each kind serves the whole watch, shared by the action threads; :meth:`close`
+logs the watcher's own session out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from hygiene.api.bearer import bearer_client
+from hygiene.api.client import ControlPlaneClient
+from hygiene.api.config import Config
+from hygiene.detection import AIC_PAT, Secret
+from hygiene.errors import AuthFailed
+from hygiene.inventory import REVOKED as STATE_REVOKED
+from hygiene.inventory import open_inventory
+from hygiene.revoke.plan import FAILED, NOT_FOUND, REVOKED, UNRESOLVED, Result, Target
+from hygiene.revoke.run import revoke_one
+from hygiene.revoke.sessions import SessionTarget, log_out_one
+
+MakeClient = Callable[[Config], ControlPlaneClient]
+
+
+class Responder:
+    """Revokes leaked PATs and logs leaked sessions out at the configured service."""
+
+    def __init__(
+        self, config: Config, inventory: Path, make_client: MakeClient = ControlPlaneClient
+    ) -> None:
+        self._inventory = inventory
+        self._client = make_client(config)
+        self._stack = contextlib.ExitStack()
+        self._bearer: httpx.Client = self._stack.enter_context(bearer_client(config.base_url))
+
+    def check(self) -> None:
+        """Log in and pick the organization now: AuthFailed for refused credentials, ApiError
+        when the service cannot be reached (the watch may go on and try again later)."""
+        self._client.use_org()
+
+    def act(self, secret: Secret, where: str) -> Result:
+        """Revoke the PAT, or log the session out; never raises for one leak's failure."""
+        if secret.type_id == AIC_PAT:
+            return self._revoke(secret)
+        target = SessionTarget(secret.fingerprint, where, secret.masked, secret.token)
+        return log_out_one(self._bearer, target)
+
+    def _revoke(self, secret: Secret) -> Result:
+        with open_inventory(self._inventory, create=False) as inventory:
+            entry = inventory.by_fingerprint(secret.fingerprint)
+        if entry is None:
+            return Result(None, secret.fingerprint, UNRESOLVED)
+        try:
+            result = revoke_one(self._client, Target(entry.token_id, entry.fingerprint))
+        except AuthFailed as exc:
+            return Result(entry.token_id, secret.fingerprint, FAILED, 401, str(exc))
+        if result.status in (REVOKED, NOT_FOUND):
+            with open_inventory(self._inventory, create=False) as inventory:
+                inventory.mark([entry.token_id], STATE_REVOKED)
+        return result
+
+    def close(self) -> None:
+        """Log out the watcher's own session (a failure is only noted) and close clients."""
+        self._client.close(quiet=True)
+        self._stack.close()
+
+
+__all__ = ["Responder"]

@@ -1,0 +1,260 @@
+"""The composite action (``action.yml``), its shell steps run here as the runner would run
+them: expressions substituted, step outputs passed on, against real git repositories."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from tests.helpers import REPO_ROOT, SARIF_SCHEMA, SCRIPTS_DIR, SecretGuard, console_script, git
+
+ACTION = yaml.safe_load((REPO_ROOT / "action.yml").read_text())
+STEPS: list[dict[str, Any]] = ACTION["runs"]["steps"]
+EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+VENV = "aic-token-hygiene-venv"
+
+
+@dataclass
+class Run:
+    """What one run of the action did: each step's status and output, uploads, outputs."""
+
+    statuses: dict[str, int] = field(default_factory=dict)
+    logs: list[bytes] = field(default_factory=list)
+    uploads: list[dict[str, str]] = field(default_factory=list)
+    outputs: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return any(status != 0 for status in self.statuses.values())
+
+
+def _lookup(expr: str, context: dict[str, Any]) -> str:
+    value: Any = context
+    for part in expr.split("."):
+        value = value.get(part, "") if isinstance(value, dict) else ""
+    return str(value)
+
+
+def _substitute(text: str, context: dict[str, Any]) -> str:
+    return EXPR.sub(lambda m: _lookup(m.group(1), context), text)
+
+
+def _fake_venv(temp: Path) -> None:
+    """The install step's result, without the install: this interpreter's hygiene."""
+    bin_dir = temp / VENV / "bin"
+    bin_dir.mkdir(parents=True)
+    for name, target in (("hygiene", console_script("hygiene")), ("python", sys.executable)):
+        (bin_dir / name).write_text(f'#!/bin/sh\nexec "{target}" "$@"\n')
+        (bin_dir / name).chmod(0o755)
+
+
+def run_action(
+    repo: Path,
+    temp: Path,
+    guard: SecretGuard,
+    *,
+    install: bool = False,
+    before: str = "",
+    **inputs: str,
+) -> Run:
+    """Run the action's steps in ``repo`` with ``inputs`` (names with ``_`` for ``-``), as
+    for a push whose previous head was ``before``."""
+    given = {k.replace("_", "-"): v for k, v in inputs.items()}
+    unknown = set(given) - set(ACTION["inputs"])
+    assert not unknown, unknown
+    defaults = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
+    github: dict[str, Any] = {"action_path": str(REPO_ROOT), "event_name": "push"}
+    github.update(sha=_head(repo), event={"before": before})
+    context: dict[str, Any] = {
+        "inputs": {**defaults, **given},
+        "github": github,
+        "runner": {"temp": str(temp)},
+        "steps": {},
+    }
+    temp.mkdir(parents=True, exist_ok=True)
+    if not install:
+        _fake_venv(temp)
+    # The runner's PATH, without this interpreter's scripts: the action must use its own.
+    path = os.pathsep.join(
+        p for p in os.environ["PATH"].split(os.pathsep) if Path(p) != SCRIPTS_DIR
+    )
+    run = Run()
+    for index, step in enumerate(STEPS):
+        if "uses" in step:
+            run.uploads.append({k: _substitute(str(v), context) for k, v in step["with"].items()})
+            continue
+        if step["name"].startswith("Install") and not install:
+            continue
+        output_file = temp / f"output-{index}"
+        output_file.touch()
+        env = {"PATH": path, "HOME": os.environ.get("HOME", str(temp))}
+        env.update({k: _substitute(str(v), context) for k, v in step.get("env", {}).items()})
+        env["GITHUB_OUTPUT"] = str(output_file)
+        proc = subprocess.run(
+            ["bash", "-e", "-c", _substitute(step["run"], context)],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            timeout=300,
+            check=False,
+        )
+        guard.capture(proc.stdout, proc.stderr)
+        run.logs.append(proc.stdout + proc.stderr)
+        run.statuses[step["name"]] = proc.returncode
+        outputs = dict(line.split("=", 1) for line in output_file.read_text().splitlines())
+        if "id" in step:
+            context["steps"][step["id"]] = {"outputs": outputs}
+            run.outputs[step["id"]] = outputs
+        if proc.returncode != 0:
+            break  # later steps run on success() only (the upload's always() aside)
+    return run
+
+
+def _head(repo: Path) -> str:
+    proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, check=False)
+    return proc.stdout.decode().strip()
+
+
+def _commit(repo: Path, name: str, text: str, message: str) -> str:
+    (repo / name).write_text(text)
+    git(repo, "add", name)
+    git(repo, "commit", "-qm", message, "--no-verify")
+    return _head(repo)
+
+
+def _sarif_results(repo: Path, run: Run) -> list[dict[str, Any]]:
+    report = repo / run.outputs["scan"]["report"]
+    sarif = json.loads(report.read_text())
+    jsonschema.validate(sarif, json.loads(SARIF_SCHEMA.read_text()))
+    return [r for sarif_run in sarif["runs"] for r in sarif_run["results"]]
+
+
+def test_all_files_finds_a_planted_token_writes_sarif_and_fails_the_job(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    _commit(git_repo, "config.py", f"TOKEN = '{guard.pat()}'\n", "leak")
+    run = run_action(git_repo, tmp_path / "runner", guard)
+    assert run.statuses == {"Scan": 0, "Verdict": 1}
+    assert run.outputs["scan"]["exit-code"] == "1"
+    assert run.outputs["scan"]["findings"] == "1"
+    [result] = _sarif_results(git_repo, run)
+    assert result["ruleId"] == "aic-pat"
+    assert run.uploads == [
+        {"sarif_file": "aic-token-hygiene.sarif", "category": "aic-token-hygiene"}
+    ]
+    guard.capture((git_repo / "aic-token-hygiene.sarif").read_bytes())
+
+
+def test_fail_on_findings_false_keeps_the_job_green(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    _commit(git_repo, "config.py", f"TOKEN = '{guard.pat()}'\n", "leak")
+    run = run_action(git_repo, tmp_path / "runner", guard, fail_on_findings="false")
+    assert run.statuses == {"Scan": 0, "Verdict": 0}
+    assert run.outputs["scan"]["exit-code"] == "1"
+    assert b"::warning::" in run.logs[-1]
+
+
+def test_a_clean_repository_passes(git_repo: Path, tmp_path: Path, guard: SecretGuard) -> None:
+    _commit(git_repo, "config.py", "TOKEN = 'pat_AIC_xxxxxxxxxxxx'\n", "placeholder")
+    run = run_action(git_repo, tmp_path / "runner", guard)
+    assert run.statuses == {"Scan": 0, "Verdict": 0}
+    assert run.outputs["scan"]["findings"] == "0"
+    assert _sarif_results(git_repo, run) == []
+
+
+def test_paths_mode_scans_the_listed_paths_only(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    for folder in ("src", "docs", "vendor"):
+        (git_repo / folder).mkdir()
+    (git_repo / "src" / "a.py").write_text(f"T = '{guard.pat()}'\n")
+    (git_repo / "docs" / "b.md").write_text(f"Authorization: Bearer {guard.session_token()}\n")
+    (git_repo / "vendor" / "c.py").write_text(f"T = '{guard.pat()}'\n")
+    run = run_action(
+        git_repo, tmp_path / "runner", guard, paths="src\n  docs/b.md  \n", format="json"
+    )
+    assert run.outputs["scan"]["findings"] == "2"
+    report = json.loads((git_repo / "aic-token-hygiene.sarif").read_text())
+    assert sorted(f["path"].split("/")[0] for f in report["findings"]) == ["docs", "src"]
+
+
+def test_staged_mode_scans_the_index(git_repo: Path, tmp_path: Path, guard: SecretGuard) -> None:
+    _commit(git_repo, "a.txt", "fine\n", "one")
+    (git_repo / "b.py").write_text(f"T = '{guard.pat()}'\n")
+    git(git_repo, "add", "b.py")
+    (git_repo / "b.py").write_text("T = None\n")  # the working tree is clean, the index not
+    run = run_action(git_repo, tmp_path / "runner", guard, mode="staged")
+    assert run.outputs["scan"]["exit-code"] == "1"
+    assert run.statuses["Verdict"] == 1
+
+
+def test_history_mode_finds_a_removed_token_and_since_bounds_it(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    first = _commit(git_repo, "a.txt", "fine\n", "one")
+    _commit(git_repo, "c.txt", f"key={guard.pat()}\n", "leak")
+    leaked = _head(git_repo)
+    _commit(git_repo, "c.txt", "removed\n", "hide")
+    whole = run_action(git_repo, tmp_path / "r1", guard, mode="history")
+    assert whole.outputs["scan"]["findings"] == "1"
+    [result] = _sarif_results(git_repo, whole)
+    assert result["partialFingerprints"]
+    after_leak = run_action(git_repo, tmp_path / "r2", guard, mode="history", since=leaked)
+    assert after_leak.outputs["scan"]["exit-code"] == "0"
+    # since: auto takes the pushed range from the event, or the whole history for a new branch.
+    for before, expected in ((first, "1"), (leaked, "0"), ("0" * 40, "1")):
+        pushed = run_action(
+            git_repo,
+            tmp_path / f"r-{before[:7]}",
+            guard,
+            mode="history",
+            since="auto",
+            before=before,
+        )
+        assert pushed.outputs["scan"]["exit-code"] == expected, before
+
+
+def test_a_scan_error_fails_the_scan_step(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    run = run_action(git_repo, tmp_path / "runner", guard, mode="nonsense")
+    assert run.statuses == {"Scan": 2}
+    broken = run_action(git_repo, tmp_path / "r2", guard, paths="does/not/exist")
+    assert broken.statuses["Scan"] == 2
+    assert broken.outputs["scan"]["exit-code"] == "2"
+
+
+def test_action_is_composite_and_uploads_through_codeql_action() -> None:
+    assert ACTION["runs"]["using"] == "composite"
+    [upload] = [s for s in STEPS if "uses" in s]
+    assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
+    assert "always()" in upload["if"]
+    install = (REPO_ROOT / "action" / "install.sh").read_text()
+    assert 'pip install --quiet --disable-pip-version-check "$ACTION_PATH"' in install
+    assert STEPS[0]["env"]["ACTION_PATH"] == "${{ github.action_path }}"
+    for name in ("mode", "paths", "since", "format", "upload-sarif", "fail-on-findings"):
+        assert name in ACTION["inputs"]
+
+
+@pytest.mark.slow
+def test_install_step_installs_from_the_action_checkout(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    _commit(git_repo, "config.py", f"TOKEN = '{guard.pat()}'\n", "leak")
+    run = run_action(git_repo, tmp_path / "runner", guard, install=True)
+    assert run.statuses == {
+        "Install aic-token-hygiene from the action's checkout": 0,
+        "Scan": 0,
+        "Verdict": 1,
+    }
