@@ -60,11 +60,16 @@ def judge(target: Target, org: str, status: int, code: str | None) -> Result:
     return Result(tid, fp, FAILED, status, code or "not the service's JSON error")
 
 
-def revoke_one(client: ControlPlaneClient, target: Target, orgs: frozenset[str]) -> Result:
+def revoke_one(
+    client: ControlPlaneClient, target: Target, orgs: frozenset[str] | None = None
+) -> Result:
     """Revoke one PAT in its organization (the client's when unknown); see :func:`judge`.
 
+    ``orgs``: the caller's organizations (asked of the service when not given and needed).
     :class:`~hygiene.errors.AuthFailed` is not a per-id failure: it stops the run.
     """
+    if orgs is None:
+        orgs = _member_orgs(client, [target])
     org = target.org_id or client.use_org()
     if target.org_id is not None and target.org_id not in orgs:
         why = f"{NOT_A_MEMBER}: the token belongs to {org}, not one of your organizations"
