@@ -66,6 +66,7 @@ class Pool(Generic[T, R]):
                     # that request was not sent.
                     self._done.put((index, self.not_sent(self.items[index]), None))
                 except BaseException as exc:  # handed to the calling thread
+                    self._halt.set()  # no worker takes another item
                     self._done.put((index, None, exc))
 
     def _deadline(self, stopped_at: float | None) -> float | None:
