@@ -99,6 +99,23 @@ def cli() -> None:
     """Find, mask and revoke leaked pat_AIC_ tokens and bearer credentials."""
 
 
+def click_error_line(exc: click.ClickException, prog: str) -> str:
+    """Click's error as one masked line naming the command and where help is.
+
+    Click echoes what was typed ("Got unexpected extra argument (pat_AIC_...)", a bad
+    ``--format`` or ``--days`` value): a token pasted in the wrong place must not be printed
+    back, so extra arguments are counted, not shown, and the rest is masked.
+    """
+    message = exc.format_message()
+    if message.startswith("Got unexpected extra argument"):
+        plural = "s" if message.startswith("Got unexpected extra arguments") else ""
+        message = f"unexpected extra argument{plural} (not shown: it could be a secret)"
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if isinstance(ctx, click.Context) else prog
+    hint = f" (see '{where} --help')" if isinstance(exc, click.UsageError) else ""
+    return f"{where}: error: {one_line(message)}{hint}"
+
+
 def _invoke(command: click.Command, args: Sequence[str] | None, prog: str) -> int:
     def run() -> int:
         try:
@@ -108,8 +125,7 @@ def _invoke(command: click.Command, args: Sequence[str] | None, prog: str) -> in
         except click.Abort:
             raise KeyboardInterrupt from None
         except click.ClickException as exc:
-            # Click's own usage errors keep their "Usage:" hint, like every click tool.
-            exc.show()
+            print(click_error_line(exc, prog), file=sys.stderr)
             return EXIT_ERROR
         return int(result) if isinstance(result, int) else 0
 
@@ -126,7 +142,15 @@ def revoke_leaked_main(args: Sequence[str] | None = None) -> int:
     return _invoke(load_command(COMMANDS["revoke-leaked"]), args, "revoke-leaked")
 
 
-__all__ = ["COMMANDS", "OPTION_NAMES", "cli", "main", "report_errors", "revoke_leaked_main"]
+__all__ = [
+    "COMMANDS",
+    "OPTION_NAMES",
+    "cli",
+    "click_error_line",
+    "main",
+    "report_errors",
+    "revoke_leaked_main",
+]
 
 
 if __name__ == "__main__":

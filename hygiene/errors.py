@@ -5,6 +5,7 @@
       InputError                 a file, report, baseline or inventory that cannot be read
       AuthFailed                 the service answered AUTH_FAILED (or 401 on login)
       ApiError                   the service answered something the command cannot go on with
+      Interrupted                exit 130 / 143: SIGINT or SIGTERM stopped the command
 
 Errors raised by plain functions name the fields they were given (``since needs history``),
 never command-line flags: a message template marks each field as ``{field}``, and the command
@@ -68,6 +69,15 @@ class ApiError(HygieneError):
         self.code = code
 
 
+class Interrupted(HygieneError):
+    """A signal (SIGINT, SIGTERM) stopped the command; exit ``128 + signal number``."""
+
+    def __init__(self, signum: int, message: str = "interrupted") -> None:
+        super().__init__(message)
+        self.signum = signum
+        self.exit_code = 128 + signum
+
+
 def one_line(message: str) -> str:
     """Collapse a message to one masked line, safe to print."""
     from hygiene.detection import mask_secrets
@@ -86,6 +96,7 @@ __all__ = [
     "AuthFailed",
     "HygieneError",
     "InputError",
+    "Interrupted",
     "UsageError",
     "one_line",
 ]

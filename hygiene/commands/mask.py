@@ -40,6 +40,8 @@ def mask_files(paths: Sequence[str], out: BinaryIO) -> int:
 
 def _check_readable(path: str) -> None:
     if path == "-":
+        if sys.stdin is None:  # started with file descriptor 0 closed
+            raise InputError("standard input is closed: nothing to read for -")
         return
     if os.path.isdir(path):
         raise InputError(f"{path}: is a directory")
@@ -51,8 +53,13 @@ def _check_readable(path: str) -> None:
 
 def _mask_one(path: str, out: BinaryIO) -> None:
     if path == "-":
-        fd = sys.stdin.fileno()
-        mask_stream(lambda n: os.read(fd, n), out.write, out.flush)
+        try:
+            fd = sys.stdin.fileno()
+            mask_stream(lambda n: os.read(fd, n), out.write, out.flush)
+        except (OSError, ValueError) as exc:  # a closed or unreadable descriptor 0
+            if isinstance(exc, BrokenPipeError):
+                raise
+            raise InputError(f"standard input: {getattr(exc, 'strerror', None) or exc}") from None
         return
     try:
         source = open(path, "rb", buffering=0)  # noqa: SIM115 - closed right below

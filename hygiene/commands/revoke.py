@@ -6,10 +6,9 @@ confirmation question, the password prompt, the progress bar and what is printed
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -18,12 +17,21 @@ import click
 
 from hygiene.api.client import ControlPlaneClient
 from hygiene.api.config import Prompt, tty_prompt
-from hygiene.errors import EXIT_FINDINGS, one_line
+from hygiene.commands.progress import progress_bar
+from hygiene.commands.signals import trapped
+from hygiene.errors import EXIT_ERROR, EXIT_FINDINGS, one_line
 from hygiene.revoke import Interaction, Outcome, RevokeOptions
 from hygiene.revoke import revoke_leaked as run_revoke
-from hygiene.revoke.flow import MakeClient, Tick, no_progress
-from hygiene.revoke.output import exit_status, render_json, render_text, summary_line
+from hygiene.revoke.flow import MakeClient, no_progress
+from hygiene.revoke.output import (
+    exit_status,
+    interrupted_line,
+    render_json,
+    render_text,
+    summary_line,
+)
 from hygiene.revoke.plan import Result
+from hygiene.stopping import StopRequest
 
 PROG = "revoke-leaked"
 
@@ -41,25 +49,14 @@ class Console:
     prompt: Prompt | None = None
 
 
-def _progress_bar(stderr: TextIO) -> Callable[[str, int], contextlib.AbstractContextManager[Tick]]:
-    @contextlib.contextmanager
-    def progress(label: str, total: int) -> Iterator[Tick]:
-        if total < 2:
-            yield lambda _result: None
-            return
-        with click.progressbar(length=total, label=label, file=stderr) as bar:
-            yield lambda _result: bar.update(1)
-
-    return progress
-
-
-def _interaction(console: Console) -> Interaction:
+def _interaction(console: Console, stop: StopRequest) -> Interaction:
     return Interaction(
         stdin=console.stdin,
         interactive=console.interactive,
         confirm=console.confirm,
         prompt=console.prompt,
-        progress=_progress_bar(console.stderr) if console.progress else no_progress,
+        progress=progress_bar(console.stderr) if console.progress else no_progress,
+        stop=stop,
     )
 
 
@@ -73,10 +70,18 @@ def show(outcome: Outcome, fmt: str, console: Console) -> int:
         print(render_json(results, outcome.dry_run), file=console.stdout)
     elif results:
         print(render_text(results), file=console.stdout)
-    for error in outcome.errors:  # files --scan could not read: the run is incomplete
+    for error in outcome.errors:  # files --scan could not read, rows not recorded: incomplete
         print(f"{PROG}: {one_line(error)}", file=console.stderr)
     print(f"{PROG}: {summary_line(results, outcome.dry_run)}", file=console.stderr)
-    return max(exit_status(results), EXIT_FINDINGS if outcome.errors else 0)
+    status = max(exit_status(results), EXIT_FINDINGS if outcome.errors else 0)
+    if outcome.logout_error is not None:
+        # The results above stand; the session may still be alive: an error, exit 2.
+        print(f"{PROG}: error: {one_line(outcome.logout_error)}", file=console.stderr)
+        status = EXIT_ERROR
+    if outcome.signum is not None:
+        print(f"{PROG}: {interrupted_line(results, outcome.signum)}", file=console.stderr)
+        status = 128 + outcome.signum
+    return status
 
 
 def revoke_leaked(
@@ -86,9 +91,11 @@ def revoke_leaked(
     *,
     fmt: str = "text",
     make_client: MakeClient = ControlPlaneClient,
+    stop: StopRequest | None = None,
 ) -> int:
     """Run ``revoke-leaked`` against ``env`` on ``console``; the exit status."""
-    return show(run_revoke(opts, env, _interaction(console), make_client), fmt, console)
+    talk = _interaction(console, stop if stop is not None else StopRequest())
+    return show(run_revoke(opts, env, talk, make_client), fmt, console)
 
 
 def _confirm(question: str) -> bool:
@@ -151,8 +158,14 @@ def command(
 
     Credentials come from AIC_EMAIL/AIC_PASSWORD (prompted without echo on a terminal) or
     AIC_TOKEN; the service from AIC_BASE_URL (leaked session tokens are sent there and nowhere
-    else; logging them out needs no credentials). Exit 0 when every item ended revoked,
-    not_found, logged_out or not_live, 1 otherwise, 2 on usage or authentication errors.
+    else; logging them out needs no credentials). Each token is revoked in its own
+    organization (recorded by `hygiene tokens create`); not_found counts only there.
+
+    Ctrl-C or SIGTERM: nothing new is sent, requests in flight finish, what happened is printed
+    and recorded, the session is logged out, exit 130 / 143.
+
+    Exit 0 when every item ended revoked, not_found, logged_out or not_live, 1 otherwise, 2 on
+    usage or authentication errors or when the closing logout failed (results still printed).
     """
     interactive = sys.stdin.isatty()
     console = Console(
@@ -162,4 +175,5 @@ def command(
         prompt=tty_prompt(interactive),
     )
     opts = RevokeOptions(reports, token_ids, ids_from, dry_run, yes, scan)
-    return revoke_leaked(opts, os.environ, console, fmt=fmt)
+    with trapped(PROG) as stop:
+        return revoke_leaked(opts, os.environ, console, fmt=fmt, stop=stop)

@@ -1,9 +1,16 @@
 """``hygiene scan``: parse options, run the scan, write the report, return the exit status.
 
-Exit status: 1 when anything is reported (even if some files could not be read: a finding
-must never be hidden behind an error status), otherwise 2 when a file could not be read or
-a usage/git error stopped the scan, otherwise 0. Writing a baseline accepts what it records:
-the status is then 0 unless a file could not be read.
+Exit status: 1 when anything is reported (even if some files could not be read, or the
+report or baseline could not be written: a finding must never be hidden behind an error
+status; the error is printed on its own line), otherwise 2 when a file could not be read, an
+output could not be written or a usage/git error stopped the scan, otherwise 0. Writing a
+baseline accepts what it records: the status is then 0 unless something failed (a baseline
+that could not be written accepts nothing: findings then exit 1).
+
+``--output`` and ``--write-baseline`` are written together: both temporary files first, then
+both renames, so either both files are new or neither changed, and no temporary file stays.
+On a terminal, a scan or a verification that takes more than a couple of seconds shows its
+elapsed time on standard error.
 """
 
 from __future__ import annotations
@@ -17,13 +24,14 @@ from pathlib import Path
 
 import click
 
-from hygiene.atomic import write_atomically
-from hygiene.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, UsageError, one_line
+from hygiene.atomic import write_together
+from hygiene.commands.progress import activity
+from hygiene.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, InputError, UsageError, one_line
 from hygiene.scan.findings import Finding, ScanResult
 from hygiene.scan.limits import DecodeLimits
-from hygiene.scan.reports.baseline import load_baseline, write_baseline
+from hygiene.scan.reports.baseline import load_baseline, render_baseline
 from hygiene.scan.reports.formats import FORMATS, render
-from hygiene.scan.request import ScanRequest, run_scan
+from hygiene.scan.request import STDIN, ScanRequest, run_scan
 from hygiene.scan.settings import (
     Settings,
     keeps,
@@ -62,13 +70,36 @@ def _verified(result: ScanResult, options: ReportOptions, env: Mapping[str, str]
 
     base_url = service_url(env, missing="--verify needs AIC_BASE_URL (the service to ask)")
     allow_http = env.get("AIC_ALLOW_HTTP", "") == "1"  # as service_url() read it
-    return verified_findings(
-        result,
-        base_url,
-        allow_http=allow_http,
-        only_live=options.only_live,
-        deadline=read_deadline(env),
-    )
+    count = sum(1 for d in result.detections if d.finding.type == "aic-pat")
+    with activity(sys.stderr, f"hygiene scan: verifying {count} token(s)"):
+        return verified_findings(
+            result,
+            base_url,
+            allow_http=allow_http,
+            only_live=options.only_live,
+            deadline=read_deadline(env),
+        )
+
+
+def _write(options: ReportOptions, report: str, found: list[Finding]) -> str | None:
+    """Write the report and the baseline together; the error message when that failed."""
+    files = []
+    if options.write_baseline:
+        files.append((options.write_baseline, render_baseline(f.fingerprint for f in found)))
+    if options.output:
+        files.append((options.output, report))
+    try:
+        write_together(files)
+    except InputError as exc:
+        return str(exc)
+    return None
+
+
+def _scan(request: ScanRequest, keep: bool) -> ScanResult:
+    if STDIN in request.paths and sys.stdin is None:
+        raise InputError("standard input is closed: nothing to read for PATH -")
+    with activity(sys.stderr, "hygiene scan: scanning"):
+        return run_scan(dataclasses.replace(request, keep_secrets=keep))
 
 
 def execute(
@@ -83,26 +114,23 @@ def execute(
     if options.only_live and not options.verify:
         raise UsageError("--only-live needs --verify")
     known = load_baseline(options.baseline) if options.baseline else frozenset()
-    result = run_scan(dataclasses.replace(request, keep_secrets=options.verify))
+    result = _scan(request, options.verify)
     found = [f for f in result.findings if keeps(settings, f)]
     if options.verify:
         verified = _verified(result, options, os.environ if env is None else env)
         found = [f for f in verified if keeps(settings, f)]
     reported = [f for f in found if f.fingerprint not in known]
-    if options.write_baseline:
-        write_baseline(options.write_baseline, (f.fingerprint for f in found))
     report = render(options.fmt, reported, result)
-    if options.output:
-        write_atomically(options.output, report)
-    else:
+    failed = _write(options, report, found)
+    if not options.output:
         sys.stdout.write(report)
         sys.stdout.flush()
-    for error in result.errors:
+    for error in [*result.errors, *([failed] if failed else [])]:
         print(f"hygiene: error: {one_line(error)}", file=sys.stderr)
     print(_summary(len(reported), len(found) - len(reported), result), file=sys.stderr)
-    if reported and not options.write_baseline:
+    if reported and (failed or not options.write_baseline):
         return EXIT_FINDINGS
-    return EXIT_ERROR if result.errors else EXIT_OK
+    return EXIT_ERROR if result.errors or failed else EXIT_OK
 
 
 def _notice(note: str) -> None:

@@ -11,11 +11,15 @@ from typing import TextIO
 
 import click
 
-from hygiene.api.client import ControlPlaneClient, check_days
+from hygiene.api.client import check_days
 from hygiene.api.config import load_config, tty_prompt
+from hygiene.commands.signals import trapped
 from hygiene.detection import AIC_PAT, PAT_PREFIX, find_secrets
-from hygiene.errors import EXIT_OK, InputError
+from hygiene.errors import EXIT_ERROR, EXIT_OK, InputError, one_line
 from hygiene.inventory import Entry, default_path, open_inventory
+from hygiene.minting import create_token
+
+PROG_CREATE = "hygiene tokens create"
 
 
 @click.group(name="tokens")
@@ -35,28 +39,33 @@ def group() -> None:
 )
 @click.option("--days", type=int, required=True, help="Lifetime in days (at most 180).")
 def create(name: str, scopes: tuple[str, ...], days: int) -> int:
-    """Create a PAT, print its value ONCE on stdout and record it (never the value)."""
+    """Create a PAT, print its value ONCE on stdout and record it (never the value).
+
+    The value is printed as soon as the service returns it, whatever happens after; a failed
+    record or logout is reported after it (exit 2). Ctrl-C before the token is requested
+    creates nothing; after, the value is still printed and the session logged out (exit 130).
+    """
     check_days(days)
     config = load_config(os.environ, prompt=tty_prompt(sys.stdin.isatty()))
     path = default_path(os.environ)
-    # The inventory is opened first: a token created but impossible to record would be lost.
-    with open_inventory(path) as inventory, ControlPlaneClient(config) as client:
-        created = client.create_pat(name, list(scopes), days)
-        inventory.add(
-            created.token_id,
-            created.value,
-            name=name,
-            scopes=created.scopes,
-            expires_at=created.expires_at,
-            org_id=client.org_id,
-        )
-    click.echo(created.value)
+
+    def show_value(value: str) -> None:
+        click.echo(value)
+        sys.stdout.flush()
+
+    with trapped(PROG_CREATE) as stop:
+        minted = create_token(config, path, (name, scopes, days), show_value=show_value, stop=stop)
     click.echo(
-        f"created {created.token_id} ({name}), expires {created.expires_at}; "
+        f"created {minted.token_id} ({name}) in {minted.org_id}, expires {minted.expires_at}; "
         "the value above is shown only this once",
         err=True,
     )
-    return EXIT_OK
+    status = EXIT_OK
+    for error in (minted.record_error, minted.logout_error):
+        if error is not None:
+            click.echo(f"{PROG_CREATE}: error: {one_line(error)}", err=True)
+            status = EXIT_ERROR
+    return 128 + minted.signum if minted.signum is not None else status
 
 
 def _read_value(stdin: TextIO) -> str:
@@ -76,7 +85,19 @@ def _read_value(stdin: TextIO) -> str:
 @click.option("--name", help="Label (default: the token id).")
 @click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="Scope (repeatable).")
 @click.option("--expires", "expires", metavar="DATE", help="Expiry, ISO 8601 (e.g. 2026-12-31).")
-def register(token_id: str, name: str | None, scopes: tuple[str, ...], expires: str | None) -> int:
+@click.option(
+    "--org-id",
+    metavar="ORG",
+    help="The organization the token belongs to (revoke-leaked revokes it there; without it, "
+    "a NOT_FOUND answer cannot prove the token is gone).",
+)
+def register(
+    token_id: str,
+    name: str | None,
+    scopes: tuple[str, ...],
+    expires: str | None,
+    org_id: str | None,
+) -> int:
     """Record an existing PAT; its value is read from standard input, never the command line."""
     expires_at = None
     if expires:
@@ -88,7 +109,12 @@ def register(token_id: str, name: str | None, scopes: tuple[str, ...], expires: 
     value = _read_value(sys.stdin)
     with open_inventory(default_path(os.environ)) as inventory:
         entry = inventory.add(
-            token_id, value, name=name or token_id, scopes=scopes, expires_at=expires_at
+            token_id,
+            value,
+            name=name or token_id,
+            scopes=scopes,
+            expires_at=expires_at,
+            org_id=org_id,
         )
     click.echo(f"registered {entry.token_id} ({entry.fingerprint[:19]})", err=True)
     return EXIT_OK

@@ -4,6 +4,7 @@ sessions, record. It returns an :class:`Outcome`; showing it is the command laye
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,11 +12,13 @@ from typing import TextIO
 
 from hygiene.api.client import ControlPlaneClient
 from hygiene.api.config import Config, Prompt, load_config, read_deadline, service_url
-from hygiene.errors import InputError, UsageError
+from hygiene.errors import HygieneError, InputError, UsageError, one_line
 from hygiene.inventory import REVOKED as STATE_REVOKED
-from hygiene.inventory import default_path, open_inventory
+from hygiene.inventory import Inventory, default_path, open_inventory
 from hygiene.revoke.inputs import Leak, check_token_id, load_report, parse_ids
 from hygiene.revoke.plan import (
+    ALREADY_REVOKED,
+    FAILED,
     NOT_FOUND,
     REVOKED,
     WOULD_LOG_OUT,
@@ -27,11 +30,14 @@ from hygiene.revoke.plan import (
 from hygiene.revoke.run import revoke_all
 from hygiene.revoke.scanned import STDIN, Scanned, scan_paths
 from hygiene.revoke.sessions import SessionTarget, log_out_all
+from hygiene.stopping import StopRequest, run_bounded
 
 Tick = Callable[[Result], None]
 # progress(label, total): a context in which tick(result) is called once per result.
 Progress = Callable[[str, int], contextlib.AbstractContextManager[Tick]]
-MakeClient = Callable[[Config], ControlPlaneClient]
+# make_client(config, sleep=...): the sleep ends a worker's waits at once on a stop request.
+MakeClient = Callable[..., ControlPlaneClient]
+LOGOUT_BOUND = 15.0  # seconds the closing logout may take, retries included
 
 
 @contextlib.contextmanager
@@ -61,6 +67,7 @@ class Interaction:
     confirm: Callable[[str], bool] = lambda _question: True
     prompt: Prompt | None = None
     progress: Progress = no_progress
+    stop: StopRequest = field(default_factory=StopRequest)  # set by the command's signals
 
 
 @dataclass
@@ -72,6 +79,8 @@ class Outcome:
     errors: list[str] = field(default_factory=list)
     dry_run: bool = False
     declined: bool = False
+    logout_error: str | None = None  # the closing logout failed (results still stand)
+    signum: int | None = None  # the run was stopped by this signal (what was sent is here)
 
 
 def gather(opts: RevokeOptions, stdin: TextIO) -> tuple[list[Leak], list[str]]:
@@ -90,35 +99,80 @@ def gather(opts: RevokeOptions, stdin: TextIO) -> tuple[list[Leak], list[str]]:
     return leaks, ids
 
 
-def _record(inventory_path: Path, results: list[Result]) -> None:
-    done = [r.token_id for r in results if r.status in (REVOKED, NOT_FOUND) and r.token_id]
-    if done:
-        with open_inventory(inventory_path, create=False) as inventory:
-            inventory.mark(done, STATE_REVOKED)
+@dataclass
+class Recorder:
+    """Marks confirmed revocations in the inventory as they arrive: one transaction for each
+    burst of answers (never more than the answers already in), so a kill loses at most what
+    was in flight."""
+
+    inventory: Inventory
+    errors: list[str]
+    pending: list[str] = field(default_factory=list)
+
+    def add(self, result: Result) -> None:
+        if result.status in (REVOKED, NOT_FOUND) and result.token_id:
+            self.pending.append(result.token_id)
+
+    def flush(self) -> None:
+        done, self.pending = self.pending, []
+        if not done:
+            return
+        try:
+            self.inventory.mark(done, STATE_REVOKED)
+        except (sqlite3.Error, HygieneError) as exc:
+            self.errors.append(
+                f"inventory: {len(done)} revoked token(s) could not be recorded "
+                f"({', '.join(done[:3])}{'…' if len(done) > 3 else ''}): {exc}"
+            )
+
+
+def close_bounded(client: ControlPlaneClient, *, quiet: bool = False) -> str | None:
+    """Log out and close within :data:`LOGOUT_BOUND`; the error message, if it failed."""
+    try:
+        run_bounded(lambda: client.close(quiet=quiet), LOGOUT_BOUND, "logout")
+    except TimeoutError as exc:
+        return f"{exc}; the session expires by itself"
+    except HygieneError as exc:
+        text = one_line(str(exc))
+        return text if text.startswith("logout") else f"logout: {text}"
+    return None
 
 
 def _revoke(
-    plan: Plan, config: Config, talk: Interaction, make_client: MakeClient, inventory: Path
-) -> list[Result]:
-    arrived: list[Result] = []
-    try:
-        with make_client(config) as client, talk.progress("Revoking", len(plan.targets)) as tick:
+    plan: Plan, config: Config, talk: Interaction, make_client: MakeClient, inventory_path: Path
+) -> Outcome:
+    outcome = Outcome()
+    with open_inventory(inventory_path, create=False) as inventory:
+        client = make_client(config, sleep=talk.stop.sleep)
+        try:
+            recorder = Recorder(inventory, outcome.errors)
+            with talk.progress("Revoking", len(plan.targets)) as tick:
 
-            def done(result: Result) -> None:
-                arrived.append(result)
-                tick(result)
+                def done(result: Result) -> None:
+                    recorder.add(result)
+                    tick(result)
 
-            return revoke_all(client, plan.targets, on_done=done)
-    finally:
-        # Also when the run stops partway (AUTH_FAILED, Ctrl-C): what was revoked is recorded.
-        _record(inventory, arrived)
+                outcome.results = revoke_all(
+                    client,
+                    plan.targets,
+                    on_done=done,
+                    on_drained=recorder.flush,
+                    stop=talk.stop,
+                )
+        except BaseException:
+            close_bounded(client, quiet=True)  # another error is already on its way
+            raise
+        outcome.logout_error = close_bounded(client)
+    return outcome
 
 
 def _log_out(
     sessions: list[SessionTarget], base_url: str, talk: Interaction, deadline: float | None
 ) -> list[Result]:
+    if talk.stop.is_set():
+        return [s.result(FAILED, None, "CANCELLED") for s in sessions]
     with talk.progress("Logging out", len(sessions)) as tick:
-        return log_out_all(sessions, base_url, on_done=tick, deadline=deadline)
+        return log_out_all(sessions, base_url, on_done=tick, stop=talk.stop, deadline=deadline)
 
 
 def _question(plan: Plan, sessions: list[SessionTarget], base_url: str) -> str:
@@ -130,7 +184,9 @@ def _question(plan: Plan, sessions: list[SessionTarget], base_url: str) -> str:
     return f"Revoke {pats} token(s) and log out {logouts} leaked session(s) at {base_url}?"
 
 
-def _collect(opts: RevokeOptions, env: Mapping[str, str], stdin: TextIO) -> tuple[Plan, Scanned]:
+def _collect(
+    opts: RevokeOptions, env: Mapping[str, str], stdin: TextIO, progress: Progress = no_progress
+) -> tuple[Plan, Scanned]:
     if not (opts.reports or opts.token_ids or opts.ids_from or opts.scan):
         fields = ("reports", "token_ids", "ids_from", "scan")
         message = "nothing to revoke: give a {reports}, {token_ids}, {ids_from} or {scan}"
@@ -139,9 +195,21 @@ def _collect(opts: RevokeOptions, env: Mapping[str, str], stdin: TextIO) -> tupl
         message = "standard input can feed {ids_from} - or {scan} -, not both"
         raise UsageError(message, options=("ids_from", "scan"))
     leaks, ids = gather(opts, stdin)
-    scanned = scan_paths(opts.scan, stdin)
+    with progress("Scanning", 0) if opts.scan else contextlib.nullcontext():
+        scanned = scan_paths(opts.scan, stdin)
     with open_inventory(default_path(env), create=False) as inventory:
         return make_plan([*leaks, *scanned.pats], ids, inventory), scanned
+
+
+def _dry_run(plan: Plan, scanned: Scanned) -> Outcome:
+    would = [
+        Result(
+            t.token_id, t.fingerprint, ALREADY_REVOKED if t.state == STATE_REVOKED else WOULD_REVOKE
+        )
+        for t in plan.targets
+    ]
+    would += [s.result(WOULD_LOG_OUT) for s in scanned.sessions]
+    return Outcome(would + plan.unresolved, scanned.errors, dry_run=True)
 
 
 def revoke_leaked(
@@ -150,31 +218,42 @@ def revoke_leaked(
     talk: Interaction,
     make_client: MakeClient = ControlPlaneClient,
 ) -> Outcome:
-    """Run ``revoke-leaked``; errors that stop the whole run raise HygieneError."""
-    plan, scanned = _collect(opts, env, talk.stdin)
+    """Run ``revoke-leaked``; errors that stop the whole run raise HygieneError.
+
+    Until the first request is sent a stop request raises Interrupted; from then on the run
+    is shielded: it stops sending, lets requests in flight finish, logs out and returns what
+    happened with ``signum`` set.
+    """
+    plan, scanned = _collect(opts, env, talk.stdin, talk.progress)
     sessions = scanned.sessions
     if opts.dry_run:
-        would = [Result(t.token_id, t.fingerprint, WOULD_REVOKE) for t in plan.targets]
-        would += [s.result(WOULD_LOG_OUT) for s in sessions]
-        return Outcome(would + plan.unresolved, scanned.errors, dry_run=True)
+        return _dry_run(plan, scanned)
     config = load_config(env, prompt=talk.prompt) if plan.targets else None
     base_url = config.base_url if config is not None else service_url(env) if sessions else ""
     asking = bool(base_url) and talk.interactive and not opts.yes
     if asking and not talk.confirm(_question(plan, sessions, base_url)):
         return Outcome(declined=True)
-    results = []
-    if config is not None:
-        results += _revoke(plan, config, talk, make_client, default_path(env))
-    if sessions:
-        results += _log_out(sessions, base_url, talk, read_deadline(env))
-    return Outcome(results + plan.unresolved, scanned.errors)
+    talk.stop.check()
+    with talk.stop.shield():
+        outcome = Outcome(errors=list(scanned.errors))
+        if config is not None:
+            done = _revoke(plan, config, talk, make_client, default_path(env))
+            outcome.results, outcome.logout_error = done.results, done.logout_error
+            outcome.errors += done.errors
+        if sessions:
+            outcome.results += _log_out(sessions, base_url, talk, read_deadline(env))
+        outcome.results += plan.unresolved
+        outcome.signum = talk.stop.signum
+    return outcome
 
 
 __all__ = [
+    "LOGOUT_BOUND",
     "Interaction",
     "Outcome",
     "Progress",
     "RevokeOptions",
+    "close_bounded",
     "gather",
     "no_progress",
     "revoke_leaked",

@@ -63,11 +63,16 @@ def _scan_findings(path: Path, findings: list[Any]) -> list[Leak]:
 def _baseline_findings(path: Path, results: dict[str, Any]) -> list[Leak]:
     out = []
     for file, entries in results.items():
-        for item in entries if isinstance(entries, list) else []:
+        if not isinstance(entries, list):
+            raise InputError(f"{path}: baseline results for {file!r} are not a list")
+        for number, item in enumerate(entries, 1):
             sha1 = item.get("hashed_secret") if isinstance(item, dict) else None
+            kind = item.get("type") if isinstance(item, dict) else None
             if not isinstance(sha1, str) or not _SHA1.fullmatch(sha1):
-                raise InputError(f"{path}: a baseline entry without a valid hashed_secret")
-            kind = str(item.get("type", ""))
+                message = f"{path}: entry {number} of {file!r} has no valid hashed_secret"
+                raise InputError(message)
+            if not isinstance(kind, str):
+                raise InputError(f"{path}: entry {number} of {file!r} has no secret type")
             where = f"{file}:{item.get('line_number', '')}".strip(":")
             out.append(Leak(sha1, kind, where, required=kind == DETECT_SECRETS_TYPE))
     return out

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import signal
 from collections.abc import Sequence
 
 from hygiene.errors import EXIT_FINDINGS, EXIT_OK
-from hygiene.revoke.plan import DRY_RUN_STATUSES, SETTLED, STATUSES, Result
+from hygiene.revoke.plan import DRY_RUN_STATUSES, FAILED, SETTLED, STATUSES, Result
 
 
 def summary(results: Sequence[Result], dry_run: bool = False) -> dict[str, int]:
@@ -51,4 +52,19 @@ def summary_line(results: Sequence[Result], dry_run: bool = False) -> str:
     counts = summary(results, dry_run)
     return ", ".join(f"{n} {name}" for name, n in counts.items()) + (
         " (dry run)" if dry_run else ""
+    )
+
+
+def interrupted_line(results: Sequence[Result], signum: int) -> str:
+    """What a stopped run did, in one line: settled, not sent, cut short."""
+    try:
+        name = signal.Signals(signum).name
+    except ValueError:
+        name = f"signal {signum}"
+    not_sent = sum(1 for r in results if r.status == FAILED and r.error == "CANCELLED")
+    cut = sum(1 for r in results if r.status == FAILED and r.error == "INTERRUPTED")
+    settled = sum(1 for r in results if r.status in SETTLED)
+    return (
+        f"interrupted by {name}: {settled} settled and recorded, {not_sent} not sent, "
+        f"{cut} without an answer (state unknown); nothing new was sent after the signal"
     )

@@ -6,14 +6,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from hygiene.detection import BEARER_TOKEN
-from hygiene.inventory import Inventory
+from hygiene.inventory import Entry, Inventory
 from hygiene.revoke.inputs import Leak
 
 REVOKED, NOT_FOUND, FAILED, UNRESOLVED = "revoked", "not_found", "failed", "unresolved"
 LOGGED_OUT, NOT_LIVE = "logged_out", "not_live"  # leaked session tokens (--scan)
-WOULD_REVOKE, WOULD_LOG_OUT = "would_revoke", "would_log_out"  # --dry-run
+# --dry-run; already_revoked: the inventory marks the token revoked (issue 13)
+WOULD_REVOKE, WOULD_LOG_OUT, ALREADY_REVOKED = "would_revoke", "would_log_out", "already_revoked"
 STATUSES = (REVOKED, NOT_FOUND, FAILED, UNRESOLVED, LOGGED_OUT, NOT_LIVE)
-DRY_RUN_STATUSES = (WOULD_REVOKE, WOULD_LOG_OUT)
+DRY_RUN_STATUSES = (WOULD_REVOKE, WOULD_LOG_OUT, ALREADY_REVOKED)
 SESSION_HINT = "a session token: --scan the files that hold it to log it out"
 # The statuses after which nothing is left to do.
 SETTLED = (REVOKED, NOT_FOUND, LOGGED_OUT, NOT_LIVE, *DRY_RUN_STATUSES)
@@ -21,10 +22,13 @@ SETTLED = (REVOKED, NOT_FOUND, LOGGED_OUT, NOT_LIVE, *DRY_RUN_STATUSES)
 
 @dataclass(frozen=True)
 class Target:
-    """A token id to revoke, with its fingerprint when the inventory knows it."""
+    """A token id to revoke, with what the inventory knows of it: fingerprint, organization
+    (where it must be revoked) and state."""
 
     token_id: str
     fingerprint: str | None = None
+    org_id: str | None = None
+    state: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,10 +69,13 @@ def make_plan(findings: Iterable[Leak], ids: Iterable[str], inventory: Inventory
     seen_ids: set[str] = set()
     seen_keys: set[str] = set()
 
-    def add(token_id: str, fp: str | None) -> None:
+    def add(token_id: str, entry: Entry | None) -> None:
         if token_id not in seen_ids:
             seen_ids.add(token_id)
-            plan.targets.append(Target(token_id, fp))
+            if entry is None:
+                plan.targets.append(Target(token_id))
+            else:
+                plan.targets.append(Target(token_id, entry.fingerprint, entry.org_id, entry.state))
 
     for finding in findings:
         if finding.key in seen_keys:
@@ -76,7 +83,7 @@ def make_plan(findings: Iterable[Leak], ids: Iterable[str], inventory: Inventory
         seen_keys.add(finding.key)
         entry = inventory.by_fingerprint(finding.key)
         if entry is not None:
-            add(entry.token_id, entry.fingerprint)
+            add(entry.token_id, entry)
         elif finding.required:
             fp = finding.key if finding.key.startswith("sha256:") else None
             # A report holds no value, so a session token named there cannot be logged out.
@@ -85,12 +92,12 @@ def make_plan(findings: Iterable[Leak], ids: Iterable[str], inventory: Inventory
                 Result(None, fp, UNRESOLVED, error=hint, where=finding.where, masked=finding.masked)
             )
     for token_id in ids:
-        entry = inventory.get(token_id)
-        add(token_id, entry.fingerprint if entry else None)
+        add(token_id, inventory.get(token_id))
     return plan
 
 
 __all__ = [
+    "ALREADY_REVOKED",
     "DRY_RUN_STATUSES",
     "FAILED",
     "LOGGED_OUT",

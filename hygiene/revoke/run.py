@@ -1,29 +1,91 @@
-"""Revoke a plan's token ids concurrently; the client's rate gate keeps the pace legal."""
+"""Revoke a plan's token ids concurrently, each in its own organization; stoppable.
+
+What counts as done: ``revoked`` (204), or ``not_found`` only for the service's JSON
+``NOT_FOUND`` answer in the organization the inventory says the token belongs to. A
+``NOT_FOUND`` where the token's organization is unknown, any other 404 (a proxy's page, another
+error code), a token of an organization the caller is not a member of, and everything else are
+``failed`` with what was answered: such a token may still be live.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 
 from hygiene.api.client import ControlPlaneClient
-from hygiene.errors import ApiError
+from hygiene.errors import ApiError, AuthFailed
 from hygiene.revoke.plan import FAILED, NOT_FOUND, REVOKED, Result, Target
+from hygiene.revoke.pool import WORKERS, run_stoppable
+from hygiene.stopping import StopRequest
 
-WORKERS = 8
+SERVICE_NOT_FOUND = "NOT_FOUND"
+CANCELLED = "CANCELLED"  # not sent: the run was stopped first
+INTERRUPTED = "INTERRUPTED"  # sent, but no answer before the run stopped: state unknown
+NOT_A_MEMBER = "NOT_A_MEMBER"
 
 
-def revoke_one(client: ControlPlaneClient, target: Target) -> Result:
-    """DELETE one PAT: ``revoked`` (204), ``not_found`` (404), ``failed`` (anything else).
+def delete_in_org(client: ControlPlaneClient, token_id: str, org: str) -> tuple[int, str | None]:
+    """``DELETE /api/v1/auth/api-tokens/{token_id}`` in ``org``, through the client (its auth
+    flow, retries, deadlines and path encoding).
 
-    :class:`~hygiene.errors.AuthFailed` is not a per-id failure: it stops the run.
+    Returns the status and the error code of the answer; a network failure is an ApiError, a
+    401 (after the auth flow's renewal) is AuthFailed.
     """
     try:
-        status = client.revoke_pat(target.token_id)
+        status = client.revoke_pat(token_id, org=org)
+    except AuthFailed:
+        raise
     except ApiError as exc:
-        return Result(target.token_id, target.fingerprint, FAILED, exc.status, exc.code)
-    return Result(
-        target.token_id, target.fingerprint, REVOKED if status == 204 else NOT_FOUND, status
-    )
+        if exc.status is None:
+            raise
+        return exc.status, exc.code
+    return status, SERVICE_NOT_FOUND if status == 404 else None
+
+
+def judge(target: Target, org: str, status: int, code: str | None) -> Result:
+    """The result of one DELETE answer; see the module's docstring."""
+    tid, fp = target.token_id, target.fingerprint
+    if status == 204:
+        return Result(tid, fp, REVOKED, 204)
+    if status == 404 and code == SERVICE_NOT_FOUND:
+        if target.org_id is not None:
+            return Result(tid, fp, NOT_FOUND, 404)
+        why = f"NOT_FOUND in {org}; the token's organization is unknown (not in the inventory)"
+        return Result(tid, fp, FAILED, 404, why)
+    return Result(tid, fp, FAILED, status, code or "not the service's JSON error")
+
+
+def revoke_one(
+    client: ControlPlaneClient, target: Target, orgs: frozenset[str] | None = None
+) -> Result:
+    """Revoke one PAT in its organization (the client's when unknown); see :func:`judge`.
+
+    ``orgs``: the caller's organizations (asked of the service when not given and needed).
+    :class:`~hygiene.errors.AuthFailed` is not a per-id failure: it stops the run.
+    """
+    if orgs is None:
+        orgs = _member_orgs(client, [target])
+    org = target.org_id or client.use_org()
+    if target.org_id is not None and target.org_id not in orgs:
+        why = f"{NOT_A_MEMBER}: the token belongs to {org}, not one of your organizations"
+        return Result(target.token_id, target.fingerprint, FAILED, None, why)
+    try:
+        status, code = delete_in_org(client, target.token_id, org)
+    except ApiError as exc:  # AuthFailed is not an ApiError: it stops the whole run
+        return Result(target.token_id, target.fingerprint, FAILED, exc.status, exc.code or str(exc))
+    return judge(target, org, status, code)
+
+
+def _member_orgs(client: ControlPlaneClient, targets: Sequence[Target]) -> frozenset[str]:
+    home = client.use_org()  # log in and pick the organization once, before the threads start
+    others = {t.org_id for t in targets if t.org_id is not None and t.org_id != home}
+    if not others:
+        return frozenset({home})
+    return frozenset(client.memberships().orgs) | {home}
+
+
+def by_org(targets: Sequence[Target]) -> list[Target]:
+    """Targets grouped by organization (stable; unknown organization last)."""
+    return sorted(targets, key=lambda t: (t.org_id is None, t.org_id or ""))
 
 
 def revoke_all(
@@ -32,33 +94,42 @@ def revoke_all(
     *,
     workers: int = WORKERS,
     on_done: Callable[[Result], None] | None = None,
+    on_drained: Callable[[], None] | None = None,
+    stop: StopRequest | None = None,
 ) -> list[Result]:
     """Revoke every target with ``workers`` threads; results in the targets' order.
 
-    ``on_done`` sees each result as it arrives, in this thread. When a call raises (AUTH_FAILED),
-    the ids not started are cancelled, those already sent still report to ``on_done`` (their
-    revocation happened and must be recorded), then the first error is raised.
+    ``on_done`` sees each result as it arrives, in this thread, and ``on_drained`` is called
+    whenever no further result is waiting (record the burst then). On a stop request nothing new
+    is sent: ids not sent end ``failed`` / ``CANCELLED``, ids in flight that do not answer
+    within the grace ``failed`` / ``INTERRUPTED``. When a call raises (AUTH_FAILED), nothing
+    new is sent either, answers on their way still reach ``on_done``, then the error is raised.
     """
     if not targets:
         return []
-    client.use_org()  # log in and pick the organization once, before the threads start
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets)))) as pool:
-        futures: list[Future[Result]] = [pool.submit(revoke_one, client, t) for t in targets]
-        first_error: BaseException | None = None
-        for future in as_completed(futures):
-            if future.cancelled():
-                continue
-            error = future.exception()
-            if error is None:
-                if on_done is not None:
-                    on_done(future.result())
-            elif first_error is None:
-                first_error = error
-                for other in futures:
-                    other.cancel()
-        if first_error is not None:
-            raise first_error
-        return [f.result() for f in futures]
+    orgs = _member_orgs(client, targets)
+    ordered = by_org(targets)
+    answers = run_stoppable(
+        lambda target: revoke_one(client, target, orgs),
+        ordered,
+        not_sent=lambda t: Result(t.token_id, t.fingerprint, FAILED, None, CANCELLED),
+        cut_short=lambda t: Result(t.token_id, t.fingerprint, FAILED, None, INTERRUPTED),
+        stop=stop,
+        workers=workers,
+        on_done=on_done,
+        on_drained=on_drained,
+    )
+    found = {id(t): r for t, r in zip(ordered, answers, strict=True)}
+    return [found[id(t)] for t in targets]
 
 
-__all__ = ["WORKERS", "revoke_all", "revoke_one"]
+__all__ = [
+    "CANCELLED",
+    "INTERRUPTED",
+    "WORKERS",
+    "by_org",
+    "delete_in_org",
+    "judge",
+    "revoke_all",
+    "revoke_one",
+]

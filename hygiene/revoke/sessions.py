@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 import httpx
 
 from hygiene.api.auth import ORG_HEADER, error_code
-from hygiene.api.bearer import bearer_client, bearer_headers, each_concurrently
+from hygiene.api.bearer import bearer_client, bearer_headers
 from hygiene.api.endpoints import LOGOUT, MEMBERSHIPS
 from hygiene.api.transport import RetryPolicy
 from hygiene.errors import HygieneError
 from hygiene.revoke.plan import FAILED, LOGGED_OUT, NOT_LIVE, Result
+from hygiene.revoke.pool import run_stoppable
 from hygiene.scan import Detection
+from hygiene.stopping import StopRequest
 
 
 @dataclass(frozen=True)
@@ -99,17 +101,24 @@ def log_out_all(
     policy: RetryPolicy | None = None,
     on_done: Callable[[Result], None] | None = None,
     deadline: float | None = None,
+    stop: StopRequest | None = None,
 ) -> list[Result]:
     """Log out every target at ``base_url`` (already checked: https, or loopback http); no
     request starts after ``deadline`` seconds.
 
     Results come in the targets' order; ``on_done`` is called in this thread as each arrives.
+    After a stop request no new target is started (those end ``failed`` / ``CANCELLED``).
     """
     if not targets:
         return []
     with bearer_client(base_url, transport=transport, policy=policy, deadline=deadline) as client:
-        return each_concurrently(
-            lambda target: log_out_one(client, target), targets, on_done=on_done
+        return run_stoppable(
+            lambda target: log_out_one(client, target),
+            targets,
+            not_sent=lambda t: t.result(FAILED, None, "CANCELLED"),
+            cut_short=lambda t: t.result(FAILED, None, "INTERRUPTED"),
+            stop=stop,
+            on_done=on_done,
         )
 
 

@@ -58,7 +58,9 @@ class Responder:
         if entry is None:
             return Result(None, secret.fingerprint, UNRESOLVED)
         try:
-            result = revoke_one(self._client, Target(entry.token_id, entry.fingerprint))
+            # In the token's own organization: only there does NOT_FOUND mean it is gone.
+            target = Target(entry.token_id, entry.fingerprint, entry.org_id)
+            result = revoke_one(self._client, target)
         except AuthFailed as exc:
             return Result(entry.token_id, secret.fingerprint, FAILED, 401, str(exc))
         if result.status in (REVOKED, NOT_FOUND):

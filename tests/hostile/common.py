@@ -51,7 +51,9 @@ def leak(server: HostileServer, tmp_path: Path, guard: SecretGuard, org: str = "
     pat, value = server.state.create_pat(server.email, org, "leaked", ["safes:read"], 30)
     guard.remember(value)
     with open_inventory(tmp_path / "inventory.sqlite3") as inventory:
-        inventory.add(pat.token_id, value, name="leaked", scopes=pat.scopes, expires_at=None)
+        inventory.add(
+            pat.token_id, value, name="leaked", scopes=pat.scopes, expires_at=None, org_id=org
+        )
     return pat.token_id
 
 

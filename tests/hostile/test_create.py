@@ -88,11 +88,6 @@ def test_tokens_create_passes_the_services_422_message(tmp_path: Path, guard: Se
     assert "INVALID_SCOPES: scopes must be among safes:read" in one_error_line(proc)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lead (commands/tokens.py): print the value as soon as the service returns it, "
-    "whatever happens after (here the closing logout fails)",
-)
 def test_tokens_create_prints_the_value_even_when_logout_fails(
     tmp_path: Path, guard: SecretGuard
 ) -> None:

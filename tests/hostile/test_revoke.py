@@ -119,10 +119,6 @@ def test_revoke_leaked_reports_the_failing_step(
     assert states(tmp_path)[token_id] == "active"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lead (revoke/): print and record results even when the closing logout fails",
-)
 def test_revoke_leaked_prints_results_when_logout_fails(tmp_path: Path, guard: SecretGuard) -> None:
     with HostileServer() as server:
         guard.remember(server.password)

@@ -66,7 +66,14 @@ def leak_pats(plane: ControlPlane, inventory: Path, guard: SecretGuard, count: i
                 plane.email, "org_main", f"t{n}", ["safes:read"], 30
             )
             guard.remember(value)
-            inv.add(pat.token_id, value, name=pat.name, scopes=pat.scopes, expires_at=None)
+            inv.add(
+                pat.token_id,
+                value,
+                name=pat.name,
+                scopes=pat.scopes,
+                expires_at=None,
+                org_id="org_main",
+            )
             leaks.append(Leak(pat.token_id, fingerprint(value), masked_form(value)))
     return leaks
 

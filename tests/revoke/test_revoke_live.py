@@ -184,14 +184,21 @@ def test_dry_run_sends_nothing(world: World, guard: SecretGuard, tmp_path: Path)
     assert "dry run" in err
 
 
-def test_ids_from_stdin_and_org_choice(world: World, guard: SecretGuard) -> None:
+def test_ids_from_stdin_revoked_in_the_tokens_own_org(world: World, guard: SecretGuard) -> None:
+    # AIC_ORG_ID names the caller's other organization: the PAT is still revoked where the
+    # inventory says it lives (issue 12: a NOT_FOUND from the wrong organization is not done).
     env = {**world.env(), "AIC_ORG_ID": "org_second"}
-    status, out, _ = run(
-        RevokeOptions(ids_from="-", yes=True), env, guard, stdin=world.leaks[0].token_id + "\n"
-    )
+    target = world.leaks[0].token_id
+    status, out, _ = run(RevokeOptions(ids_from="-", yes=True), env, guard, stdin=target + "\n")
     assert status == 0
-    assert out.startswith("not_found")  # the PAT lives in org_main
-    check_headers(world.plane, "org_second")
+    assert out.startswith("revoked")
+    assert world.plane.state.pat(target).revoked
+    orgs = {
+        (r.method, r.path.rsplit("/", 1)[-1]): r.headers.get("x-active-org-id")
+        for r in world.plane.requests
+    }
+    assert orgs[("DELETE", target)] == "org_main"
+    assert orgs[("POST", "logout")] == "org_second"
 
 
 def test_bad_org_and_bad_input(world: World, guard: SecretGuard, tmp_path: Path) -> None:
@@ -219,7 +226,10 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_progress_bar_goes_to_stderr_on_a_terminal(world: World, guard: SecretGuard) -> None:
+def test_progress_bar_goes_to_stderr_on_a_terminal(
+    world: World, guard: SecretGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("hygiene.commands.progress.DELAY", 0.0)  # draw at once
     console = Console(stdin=io.StringIO(), stdout=io.StringIO(), stderr=Terminal(), progress=True)
     ids = tuple(leak.token_id for leak in world.leaks)
     assert revoke_leaked(RevokeOptions(token_ids=ids, yes=True), world.env(), console) == 0

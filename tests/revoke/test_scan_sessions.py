@@ -89,6 +89,7 @@ def incident(control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard) ->
             name=created.name,
             scopes=created.scopes,
             expires_at=created.expires_at,
+            org_id="org_main",  # as `hygiene tokens create` records it
         )
     live, dead = log_in(control_plane, guard), log_in(control_plane, guard)
     assert control_plane.state.logout(dead)

@@ -54,8 +54,17 @@ def install_hooks(
             f"{clashes[0]} exists and is not ours; use --force to replace it "
             "(the old hook is kept as .bak)"
         )
-    os.makedirs(target_dir, exist_ok=True)
-    return [_install(name, path, path in clashes) for name, path in plans]
+    try:
+        os.makedirs(target_dir, exist_ok=True)
+        return [_install(name, path, path in clashes) for name, path in plans]
+    except OSError as exc:
+        raise _unusable(target_dir, exc) from None
+
+
+def _unusable(folder: str, exc: OSError) -> InputError:
+    return InputError(
+        f"hooks path {folder}: {exc.strerror or exc} (git's core.hooksPath sets it, if set)"
+    )
 
 
 def _differs(path: str, text: str) -> bool:
@@ -65,7 +74,7 @@ def _differs(path: str, text: str) -> bool:
     except FileNotFoundError:
         return False
     except OSError as exc:
-        raise InputError(f"{path}: {exc.strerror or exc}") from None
+        raise _unusable(os.path.dirname(path), exc) from None
 
 
 def _install(name: str, path: str, clash: bool) -> Installed:

@@ -1,14 +1,30 @@
-"""Report formats: text (one line per finding), json and SARIF 2.1.0.
+r"""Report formats: text (one line per finding), json and SARIF 2.1.0.
 
 Every format is built from :class:`~hygiene.scan.findings.Finding` objects, which hold masked
 forms and fingerprints only, so no format can carry a secret.
+
+File names may hold any bytes. Paths reach us as ``str`` with undecodable bytes as surrogate
+escapes (``os.fsdecode``). How each format shows them:
+
+* text: a plain name as it is; a name with a space, a control character (tab, newline: it
+  could forge a finding line), a character that does not print, a backslash, a double quote
+  or a byte that is not UTF-8 is written in double quotes with C escapes, as git quotes paths:
+  ``\\``, ``\"``, ``\t``, ``\n``, ``\r``, ``\xNN`` for a byte below 0x20 or any byte that
+  is not UTF-8, ``\uXXXX`` / ``\UXXXXXXXX`` for other characters that do not print;
+* json: the name itself (JSON escapes control characters exactly), except a name that is not
+  valid UTF-8 or that begins with a double quote: then the quoted text form above, so a json
+  path beginning with ``"`` is always a quoted form;
+* SARIF: ``artifactLocation.uri`` is the name's bytes percent-encoded (RFC 3986), exact for
+  any bytes.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import quote
 
 import hygiene
 from hygiene.detection import TYPE_NAMES
@@ -19,11 +35,57 @@ FORMATS = ("text", "json", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
+_ESCAPES = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_SURROGATES = range(0xDC80, 0xDD00)  # os.fsdecode's escapes of bytes 0x80..0xFF
+
+
+def _needs_quotes(path: str) -> bool:
+    return any(c in _ESCAPES or c == " " or not c.isprintable() for c in path)
+
+
+def _escape(c: str) -> str:
+    code = ord(c)
+    if c in _ESCAPES:
+        return _ESCAPES[c]
+    if code in _SURROGATES:
+        return f"\\x{code - 0xDC00:02x}"
+    if c.isprintable() or c == " ":
+        return c
+    if code < 0x20 or code == 0x7F:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def display_path(path: str) -> str:
+    """The path as the text report prints it (see the module's docstring)."""
+    if not _needs_quotes(path):
+        return path
+    return '"' + "".join(_escape(c) for c in path) + '"'
+
+
+def json_path(path: str) -> str:
+    """The path as the json report holds it (see the module's docstring)."""
+    if path.startswith('"') or any(0xD800 <= ord(c) <= 0xDFFF for c in path):
+        return display_path(path)
+    return path
+
+
+def sarif_uri(path: str) -> str:
+    """The path's bytes percent-encoded as a relative URI reference (``/`` separators)."""
+    text = (path.replace("\\", "/") if os.sep == "\\" else path).removeprefix("./")
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that is no byte escape
+        raw = text.encode("utf-8", "backslashreplace")
+    return quote(raw, safe="/!$&'()*+,;=@~")
+
+
 def render_text(findings: Sequence[Finding]) -> str:
     """``PATH:LINE:COLUMN: TYPE MASKED FINGERPRINT12`` per finding (commit-prefixed in history)."""
     lines = []
     for f in findings:
-        where = f"{f.commit[:12]}:{f.path}" if f.commit else f.path
+        shown = display_path(f.path)
+        where = f"{f.commit[:12]}:{shown}" if f.commit else shown
         live = f" {f.live}" if f.live else ""
         digest = f.fingerprint.removeprefix("sha256:")[:12]
         lines.append(f"{where}:{f.line}:{f.column}: {f.type} {f.masked} {digest}{live}")
@@ -32,7 +94,7 @@ def render_text(findings: Sequence[Finding]) -> str:
 
 def _finding_json(f: Finding) -> dict[str, Any]:
     doc: dict[str, Any] = {
-        "path": f.path,
+        "path": json_path(f.path),
         "line": f.line,
         "column": f.column,
         "type": f.type,
@@ -83,7 +145,7 @@ def _rule(type_id: str) -> dict[str, Any]:
 def _sarif_result(f: Finding, rule_index: int) -> dict[str, Any]:
     location: dict[str, Any] = {
         "physicalLocation": {
-            "artifactLocation": {"uri": f.path.replace("\\", "/").removeprefix("./")},
+            "artifactLocation": {"uri": sarif_uri(f.path)},
             "region": {"startLine": f.line, "startColumn": f.column},
         }
     }
