@@ -15,23 +15,49 @@ stretch of text is walked again and again. Line ends are found once per line.
 from __future__ import annotations
 
 import functools
-import heapq
 import re
 from typing import Final
 
 from hygiene import detection as core
-from hygiene.masking.keys import KEY_HINTS, is_masked, is_sensitive_key, masked_value
+from hygiene.masking.keys import (
+    KEY_HINTS,
+    SENSITIVE_ENDINGS,
+    is_masked,
+    is_sensitive_key,
+    masked_value,
+)
 from hygiene.masking.spans import Span
 
-_KEY_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
+_KEY_CHARS: Final = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
 _MAX_KEY: Final = 64
 _KEY_TAIL: Final = re.compile(r"[a-z0-9_.-]{0,64}")
-# After a key: its closing quote, a separator, the value's opening quote.
-_AFTER_KEY: Final = re.compile(
+# After a key: its closing quote, a separator, the value's opening quote (over the lowercased
+# text: `b'...'` and `r"..."` prefixes are lowercase there).
+_AFTER_KEY: Final = (
     r"""(?P<kq>\\{0,3}["'])?[ \t]*"""
     r"""(?:(?P<sep>=>|[:=])|(?P<comma>,[ \t]*(?:b(?=\\{0,3}["']))?))"""
-    r"""[ \t]*(?:[bBrRfFuU]{1,2}(?=\\{0,3}["']))?(?P<vq>\\{0,3}["'])?"""
+    r"""[ \t]*(?:[bfru]{1,2}(?=\\{0,3}["']))?(?P<vq>\\{0,3}["'])?"""
 )
+# A hint, the rest of its key and what follows a key, in one search over the lowercased text:
+# hints not followed by a separator (prose, code) are passed over without any Python work.
+_CANDIDATE: Final = re.compile(
+    rf"(?:{'|'.join(KEY_HINTS)})[a-z0-9_.-]{{0,{_MAX_KEY}}}(?P<key>){_AFTER_KEY}"
+)
+# How many candidates a text gets judged one by one; past them, _DENSE masks the rest.
+PRECISE_KEYS: Final = 128
+_ENDINGS: Final = "|".join("[_.-]*".join(e) for e in SENSITIVE_ENDINGS if e != "cookie")
+_SEP: Final = r"""(?:\\{0,3}["'])?[ \t]*(?:=>|[:=]|,[ \t]*b?(?=\\{0,3}["']))"""
+_AFTER_ANY: Final = _SEP + r"""[ \t]*(?:[bfru]{1,2}(?=\\{0,3}["']))?(?:\\{0,3}["'])?"""
+# An unquoted value: up to a delimiter, or up to a sensitive key inside it that has a value
+# of its own after (`token=xpassword"="..."`), which the next match masks.
+_DENSE_UNQUOTED: Final = (
+    rf"""(?:[a-z][a-z0-9_.-]{{0,30}}[ \t]+)?(?:(?!(?:{_ENDINGS}|cookie)[_.-]*{_SEP})"""
+    r"""[^\s"'\\,;&)\]}|])+"""
+)
+_DENSE: Final = re.compile(
+    rf"""(?:{_ENDINGS})[_.-]*{_AFTER_ANY}(?P<key>)(?:(?<=["'])[^\n]+|{_DENSE_UNQUOTED})"""
+)
+_DENSE_COOKIE: Final = re.compile(rf"cookie[_.-]*{_AFTER_ANY}(?P<key>)[^\n]+")
 _UNQUOTED: Final = re.compile(r"""[^\s"'\\,;&)\]}|]*""")
 # A Cookie header runs to the end of its line, or of its line in a repr (`\r\n`).
 _COOKIE: Final = re.compile(r"""[^\r\n\\]*""")
@@ -63,30 +89,39 @@ def add_key_spans(text: str, low: str, spans: list[Span]) -> None:
     """Append to ``spans`` the value of every sensitive key in ``text`` (``low``: lowercased).
 
     Keys inside a value already masked are skipped, except near its end: there a key's own
-    value may start after it (``SECRET: "client_secret": "..."``).
+    value may start after it (``SECRET: "client_secret": "..."``). Past ``PRECISE_KEYS``
+    candidates, the rest of the text goes through :func:`_dense_spans` instead.
     """
-    heap = [(pos, hint) for hint in KEY_HINTS if (pos := low.find(hint)) != -1]
-    heapq.heapify(heap)
+    search = _CANDIDATE.search
     lines = _Lines(text)
-    judged = 0  # keys before this were judged already
     masked = 0  # everything before this is inside a masked value
-    while heap:
-        pos, hint = heap[0]
-        resume = max(pos + 1, judged, masked - _NEAR_END)
-        if pos >= judged and pos >= masked - _NEAR_END:
-            start = _key_start(low, pos)
-            end = _KEY_TAIL.match(low, pos).end()  # type: ignore[union-attr]  # {0,} matches
-            judged = resume = max(end, pos + 1)
-            span = _value_span(text, start, end, lines, masked) if start >= 0 else None
-            if span is not None:
-                spans.append(span)
-                masked = span.end
-                resume = max(resume, masked - _NEAR_END)
-        nxt = low.find(hint, resume)
-        if nxt == -1:
-            heapq.heappop(heap)
-        else:
-            heapq.heapreplace(heap, (nxt, hint))
+    m = search(low)
+    for _ in range(PRECISE_KEYS):
+        if m is None:
+            return
+        start = _key_start(low, m.start())
+        span = _value_span(text, start, m, lines, masked) if start >= 0 else None
+        resume = m.end("key")
+        if span is not None:
+            spans.append(span)
+            masked = span.end
+            resume = max(resume, masked - _NEAR_END)
+        m = search(low, resume)
+    if m is not None:
+        _dense_spans(low, max(_run_start(low, m.start()), masked), spans)
+
+
+def _dense_spans(low: str, pos: int, spans: list[Span]) -> None:
+    """Texts with more candidates than ``PRECISE_KEYS`` (repeated keys, whoever controls a
+    logged header): from ``pos`` on, one regex pass per rule, no Python work per key.
+
+    A superset of the precise rules: any key ending like a sensitive one; a quoted value or a
+    cookie header runs to the end of its line, an unquoted value takes a word before it
+    (``Bearer``); all become ``…``. Only a key-like tail of a value may show
+    (``x_password=y``: ``…password=…``)."""
+    new = Span._make
+    for rule in (_DENSE, _DENSE_COOKIE):
+        spans.extend([new((m.end("key"), m.end(), core.ELLIPSIS)) for m in rule.finditer(low, pos)])
 
 
 class _Lines:
@@ -103,17 +138,20 @@ class _Lines:
         return self.end
 
 
+def _run_start(low: str, pos: int) -> int:
+    """Where the run of key characters holding ``pos`` starts (looking back one key length)."""
+    lo = max(0, pos - _MAX_KEY - 1)
+    return lo + len(low[lo:pos].rstrip(_KEY_CHARS))
+
+
 def _key_start(low: str, pos: int) -> int:
     """Where the key holding ``pos`` starts; -1 when it is no key.
 
     Not a key: a run longer than any key, the tail of a masked form (``…xpwd``), which must not
     start a match on a second pass, or an ARN's ``:secret:`` resource type.
     """
-    start = pos
-    limit = max(0, pos - _MAX_KEY)
-    while start > limit and low[start - 1] in _KEY_CHARS:
-        start -= 1
-    if start > 0 and low[start - 1] in _KEY_CHARS:
+    start = _run_start(low, pos)
+    if pos - start > _MAX_KEY:
         return -1
     if start > 0 and low[start - 1] == core.ELLIPSIS:
         end = _KEY_TAIL.match(low, start).end()  # type: ignore[union-attr]  # {0,} always matches
@@ -138,18 +176,17 @@ def _key_kind(key: str) -> int:
     return _COOKIE_HEADER if lowered.endswith("cookie") else _PLAIN
 
 
-def _value_span(text: str, key_start: int, key_end: int, lines: _Lines, masked: int) -> Span | None:
-    m = _AFTER_KEY.match(text, key_end)
-    if m is None:
-        return None
+def _value_span(
+    text: str, key_start: int, m: re.Match[str], lines: _Lines, masked: int
+) -> Span | None:
     start = m.end()
     if start < masked:  # its value is inside one masked already
         return None
-    key = text[key_start:key_end]
+    key = text[key_start : m.start("key")]
     kind = _key_kind(key)
     if kind == _NOT_SENSITIVE:
         return None
-    key_quote, _, comma, quote = m.groups()
+    key_quote, comma, quote = m.group("kq", "comma", "vq")
     if comma is not None and not _is_tuple(text, key_start, key_quote, quote):
         return None
     if text.startswith(_TEMPLATE_STARTS, start) or (not quote and _opens_code(text, start, m)):

@@ -19,10 +19,14 @@ class Span(NamedTuple):
 
 
 def without_overlaps(spans: list[Span]) -> list[Span]:
-    """Sorted spans; overlapping ones merge into one fully hidden span (no tail can leak)."""
+    """Sorted spans; overlapping ones merge into one fully hidden span (no tail can leak).
+
+    Of two spans over the same part, the fully hidden one is kept: a second pass would
+    hide the other's tail anyway (a PAT as the value of a key the dense pass masks).
+    """
     if len(spans) < 2:
         return spans
-    spans.sort(key=lambda s: (s.start, -s.end))
+    spans.sort(key=lambda s: (s.start, -s.end, s.replacement != ELLIPSIS))
     kept = [spans[0]]
     for span in spans[1:]:
         last = kept[-1]
