@@ -15,6 +15,7 @@ stretch of text is walked again and again. Line ends are found once per line.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from typing import Final
 
@@ -26,7 +27,7 @@ from hygiene.masking.keys import (
     is_sensitive_key,
     masked_value,
 )
-from hygiene.masking.spans import Span
+from hygiene.masking.spans import Span, alternation
 
 _KEY_CHARS: Final = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
 _MAX_KEY: Final = 64
@@ -41,23 +42,25 @@ _AFTER_KEY: Final = (
 # A hint, the rest of its key and what follows a key, in one search over the lowercased text:
 # hints not followed by a separator (prose, code) are passed over without any Python work.
 _CANDIDATE: Final = re.compile(
-    rf"(?:{'|'.join(KEY_HINTS)})[a-z0-9_.-]{{0,{_MAX_KEY}}}(?P<key>){_AFTER_KEY}"
+    rf"{alternation(KEY_HINTS)}[a-z0-9_.-]{{0,{_MAX_KEY}}}(?P<key>){_AFTER_KEY}"
 )
 # How many candidates a text gets judged one by one; past them, _DENSE masks the rest.
 PRECISE_KEYS: Final = 128
-_ENDINGS: Final = "|".join("[_.-]*".join(e) for e in SENSITIVE_ENDINGS if e != "cookie")
+# `_` `-` `.` may stand anywhere in a key (``pass_word``): between any two letters here.
+_ENDINGS: Final = alternation([e for e in SENSITIVE_ENDINGS if e != "cookie"], between="[_.-]*")
 _SEP: Final = r"""(?:\\{0,3}["'])?[ \t]*(?:=>|[:=]|,[ \t]*b?(?=\\{0,3}["']))"""
 _AFTER_ANY: Final = _SEP + r"""[ \t]*(?:[bfru]{1,2}(?=\\{0,3}["']))?(?:\\{0,3}["'])?"""
-# An unquoted value: up to a delimiter, or up to a sensitive key inside it that has a value
-# of its own after (`token=xpassword"="..."`), which the next match masks.
-_DENSE_UNQUOTED: Final = (
-    rf"""(?:[a-z][a-z0-9_.-]{{0,30}}[ \t]+)?(?:(?!(?:{_ENDINGS}|cookie)[_.-]*{_SEP})"""
-    r"""[^\s"'\\,;&)\]}|])+"""
+_QUOTE: Final = r"""\\{0,3}["']"""
+_DENSE_VALUE: Final = (
+    r"""(?:(?<=["'])[^\n]+|(?:[a-z][a-z0-9_.-]{0,30}[ \t]+)?[^\s"'\\,;&)\]}|]+"""
+    # A key at the end of an unquoted value may have a value of its own after it
+    # (`token=xpassword"="..."`): the match runs on over it (no lookahead per character).
+    rf"""(?:(?:(?:{_QUOTE})?[ \t]*(?:=>|[:=]|,[ \t]*b?(?={_QUOTE}))|(?<=[:=>])(?=[ \t"'\\bfru]))"""
+    rf"""[ \t]*(?:[bfru]{{1,2}}(?={_QUOTE}))?(?:{_QUOTE})?"""
+    r"""(?:(?<=["'])[^\n]*|(?:[a-z][a-z0-9_.-]{0,30}[ \t]+)?[^\s"'\\,;&)\]}|]+))*)"""
 )
-_DENSE: Final = re.compile(
-    rf"""(?:{_ENDINGS})[_.-]*{_AFTER_ANY}(?P<key>)(?:(?<=["'])[^\n]+|{_DENSE_UNQUOTED})"""
-)
-_DENSE_COOKIE: Final = re.compile(rf"cookie[_.-]*{_AFTER_ANY}(?P<key>)[^\n]+")
+_DENSE: Final = re.compile(rf"({_ENDINGS}[_.-]*{_AFTER_ANY})({_DENSE_VALUE})")
+_DENSE_COOKIE: Final = re.compile(rf"(cookie[_.-]*{_AFTER_ANY})([^\n]+)")
 _UNQUOTED: Final = re.compile(r"""[^\s"'\\,;&)\]}|]*""")
 # A Cookie header runs to the end of its line, or of its line in a repr (`\r\n`).
 _COOKIE: Final = re.compile(r"""[^\r\n\\]*""")
@@ -117,11 +120,15 @@ def _dense_spans(low: str, pos: int, spans: list[Span]) -> None:
 
     A superset of the precise rules: any key ending like a sensitive one; a quoted value or a
     cookie header runs to the end of its line, an unquoted value takes a word before it
-    (``Bearer``); all become ``…``. Only a key-like tail of a value may show
-    (``x_password=y``: ``…password=…``)."""
-    new = Span._make
+    (``Bearer``) and runs on over a key at its end that has a value of its own
+    (``token=xpassword"="...``); all become ``…``."""
+    tail = low[pos:]
     for rule in (_DENSE, _DENSE_COOKIE):
-        spans.extend([new((m.end("key"), m.end(), core.ELLIPSIS)) for m in rule.finditer(low, pos)])
+        # split() cuts the text around each key and value in C: [before, key, value, ...];
+        # the value's bounds are running sums of the pieces' lengths, also summed in C.
+        bounds = list(itertools.accumulate(map(len, rule.split(tail)), initial=pos))
+        found = zip(bounds[2::3], bounds[3::3], itertools.repeat(core.ELLIPSIS))
+        spans.extend(found)  # type: ignore[arg-type]  # plain tuples: what a Span is
 
 
 class _Lines:

@@ -202,17 +202,17 @@ def mask_long_line(data: bytes, limit: int) -> tuple[bytes, int, bool]:
     spans = find_spans(whole)
     kept: list[Span] = []
     resume, runs_on = cut, False
-    for span in spans:
+    for start, end, replacement in spans:  # plain tuples too (see without_overlaps)
         # A value just past the cut may belong to a key before it (`password= ` | `hunter2`):
         # it goes with this part, and the output resumes after it.
-        if span.start >= cut + _REACH:
+        if start >= cut + _REACH:
             break
-        if span.end > resume:
-            resume = span.end
-            if span.end == len(whole):
+        if end > resume:
+            resume = end
+            if end == len(whole):
                 runs_on = True
-                span = Span(span.start, span.end, _without_tail(span.replacement))
-        kept.append(span)
+                replacement = _without_tail(replacement)
+        kept.append(Span(start, end, replacement))
     out = splice(whole[:resume], kept).encode("utf-8", "surrogateescape")
     return out, len(whole[:resume].encode("utf-8", "surrogateescape")), runs_on
 

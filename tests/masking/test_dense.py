@@ -55,9 +55,7 @@ def test_the_dense_pass_masks_what_the_precise_rules_mask_and_keeps_other_keys()
     )
     with _precise_keys(0):
         masked = mask(text)
-    assert masked == (
-        'x_password=…\n{"token": "…\ntoken=…password"="…\nCookie: …\nAuthorization: … end\n'
-    )
+    assert masked == ('x_password=…\n{"token": "…\ntoken=…\nCookie: …\nAuthorization: … end\n')
     with _precise_keys(0):
         assert mask('{"max_tokens": 5, "user": "bob"}') == '{"max_tokens": 5, "user": "bob"}'
 
