@@ -86,16 +86,19 @@ class RedactingFilter(logging.Filter):
 
 
 def redact_record(record: logging.LogRecord) -> None:
-    """Mask ``record`` in place and mark it; never raises (see the module docs)."""
+    """Mask ``record`` in place (marked if masked, remembered if clean); never raises."""
     global _last_clean
     # This runs on every logging call of the process: the common case (a str template, no
     # exception, no extras, a clean message) is decided here without another call.
-    msg, args = record.msg, record.args
     try:
+        attributes = record.__dict__  # subscripts cost less than attribute lookups here
+        msg, args = attributes["msg"], attributes["args"]
         if (
             type(msg) is str
-            and len(record.__dict__) == _STANDARD_COUNT
-            and not (record.exc_info or record.exc_text or record.stack_info)
+            and len(attributes) == _STANDARD_COUNT
+            and attributes["exc_info"] is None
+            and attributes["exc_text"] is None
+            and attributes["stack_info"] is None
             and (not args or type(args) is tuple)
         ):
             try:
@@ -110,7 +113,7 @@ def redact_record(record: logging.LogRecord) -> None:
                 if not spans:
                     _last_clean = (record, args, msg)
                     return
-                masked_args = _args_from_spans(msg, args, message, spans) if args else None  # type: ignore[arg-type]  # a tuple: checked above
+                masked_args = _args_from_spans(msg, args, message, spans) if args else None
                 if masked_args is not None:
                     record.args = masked_args
                     return
