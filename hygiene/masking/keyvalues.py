@@ -51,13 +51,20 @@ _ENDINGS: Final = alternation([e for e in SENSITIVE_ENDINGS if e != "cookie"], b
 _SEP: Final = r"""(?:\\{0,3}["'])?[ \t]*(?:=>|[:=]|,[ \t]*b?(?=\\{0,3}["']))"""
 _AFTER_ANY: Final = _SEP + r"""[ \t]*(?:[bfru]{1,2}(?=\\{0,3}["']))?(?:\\{0,3}["'])?"""
 _QUOTE: Final = r"""\\{0,3}["']"""
+# An unquoted value, and the word after it when it is short and ends like a scheme word
+# (`Bearer x`, `AWS4-HMAC-SHA256 Credential=...`): told by looking back (fixed width), with
+# no backtracking over the word.
+_DENSE_UNQUOTED: Final = (
+    r"""[^\s"'\\,;&)\]}|]+"""
+    r"""(?:(?<=[a-z0-9_.-])(?<![^\s"'\\,;&)\]}|]{32})[ \t]+[^\s"'\\,;&)\]}|]+)?"""
+)
 _DENSE_VALUE: Final = (
-    r"""(?:(?<=["'])[^\n]+|(?:[a-z][a-z0-9_.-]{0,30}[ \t]+)?[^\s"'\\,;&)\]}|]+"""
+    rf"""(?:(?<=["'])[^\n]+|{_DENSE_UNQUOTED}"""
     # A key at the end of an unquoted value may have a value of its own after it
     # (`token=xpassword"="..."`): the match runs on over it (no lookahead per character).
     rf"""(?:(?:(?:{_QUOTE})?[ \t]*(?:=>|[:=]|,[ \t]*b?(?={_QUOTE}))|(?<=[:=>])(?=[ \t"'\\bfru]))"""
     rf"""[ \t]*(?:[bfru]{{1,2}}(?={_QUOTE}))?(?:{_QUOTE})?"""
-    r"""(?:(?<=["'])[^\n]*|(?:[a-z][a-z0-9_.-]{0,30}[ \t]+)?[^\s"'\\,;&)\]}|]+))*)"""
+    rf"""(?:(?<=["'])[^\n]*|{_DENSE_UNQUOTED}))*)"""
 )
 _DENSE: Final = re.compile(rf"({_ENDINGS}[_.-]*{_AFTER_ANY})({_DENSE_VALUE})")
 _DENSE_COOKIE: Final = re.compile(rf"(cookie[_.-]*{_AFTER_ANY})([^\n]+)")
