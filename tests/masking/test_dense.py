@@ -33,7 +33,7 @@ def test_the_dense_pass_never_lets_a_generated_secret_through(
     text, hidden = exposure
     with _precise_keys(precise):
         masked = mask(before + text)
-        _assert_hidden(masked, *hidden)
+        _assert_hidden(masked, *hidden, text=before + text)
         assert mask(masked) == masked
 
 
