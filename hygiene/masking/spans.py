@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-import itertools
-import operator
-from collections.abc import Iterable, Sequence
-from typing import Final, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
-from hygiene.detection import ELLIPSIS
-from hygiene.detection import splice as _splice_loop
-
-# From this many spans on, C iterators beat a Python loop (below, they cost more to set up).
-_MANY: Final = 16
-# Spans are plain tuples too (the dense pass makes them in C): read by index, in C.
-_START, _END, _REPLACEMENT = (operator.itemgetter(i) for i in range(3))
-_BOUNDS = operator.itemgetter(0, 1)
+from hygiene.detection import ELLIPSIS, splice
 
 
 class Span(NamedTuple):
@@ -37,10 +28,6 @@ def without_overlaps(spans: list[Span]) -> list[Span]:
     if len(spans) < 2:
         return spans
     spans.sort()  # by start, then end (tuples compare in C: no key function per span)
-    if len(spans) >= _MANY:  # thousands on adversarial text, mostly in order: checked in C
-        starts, ends = list(map(_START, spans)), list(map(_END, spans))
-        if all(map(operator.le, ends, itertools.islice(starts, 1, None))):
-            return spans
     kept = [spans[0]]
     last_start, last_end, _ = spans[0]
     for span in spans[1:]:  # plain tuples too (the dense pass makes them in C): no attributes
@@ -56,18 +43,6 @@ def without_overlaps(spans: list[Span]) -> list[Span]:
             kept[-1] = Span(last_start, end, ELLIPSIS)
             last_end = end
     return kept
-
-
-def splice(text: str, spans: Sequence[tuple[int, int, str]]) -> str:
-    """``text`` with each span (in order, not overlapping) replaced; the pieces are cut and
-    joined by C iterators (a Python loop over thousands of spans cost a millisecond)."""
-    if len(spans) < _MANY:
-        return _splice_loop(text, spans)
-    cuts = itertools.chain((0,), itertools.chain.from_iterable(map(_BOUNDS, spans)), (None,))
-    pairs = zip(cuts, cuts, strict=False)  # one iterator: (0, start1), (end1, start2) ...
-    gaps = map(text.__getitem__, itertools.starmap(slice, pairs))
-    replacements = itertools.chain(map(_REPLACEMENT, spans), ("",))
-    return "".join(itertools.chain.from_iterable(zip(gaps, replacements, strict=True)))
 
 
 def alternation(words: Iterable[str], between: str = "") -> str:
