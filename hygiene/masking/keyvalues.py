@@ -69,9 +69,11 @@ _DENSE_VALUE: Final = (
     rf"""(?:(?<=["'])[^\n]+|{_DENSE_UNQUOTED}"""
     # A key at the end of an unquoted value may have a value of its own after it
     # (`token=xpassword"="..."`): the match runs on over it (no lookahead per character).
-    rf"""(?:(?:(?:{_QUOTE})?[ \t]*(?:=>|[:=]|,[ \t]*b?(?={_QUOTE}))|(?<=[:=>])(?=[ \t"'\\bfru]))"""
-    rf"""[ \t]*(?:[bfru]{{1,2}}(?={_QUOTE}))?(?:{_QUOTE})?"""
-    rf"""(?:(?<=["'])[^\n]*|{_DENSE_UNQUOTED}))*)"""
+    # Such a link starts at the delimiter that ended the value: checked before the repeat
+    # (entering it costs more than the rest of a short value).
+    rf"""(?:(?=[\\"' \t,])(?:(?:(?:{_QUOTE})?[ \t]*(?:=>|[:=]|,[ \t]*b?(?={_QUOTE}))"""
+    rf"""|(?<=[:=>])(?=[ \t"'\\]))[ \t]*(?:[bfru]{{1,2}}(?={_QUOTE}))?(?:{_QUOTE})?"""
+    rf"""(?:(?<=["'])[^\n]*|{_DENSE_UNQUOTED}))+)?)"""
 )
 _DENSE: Final = re.compile(rf"({_ENDINGS}[_.-]*{_AFTER_ANY})({_DENSE_VALUE})")
 _DENSE_COOKIE: Final = re.compile(rf"(cookie[_.-]*{_AFTER_ANY})([^\n]+)")
