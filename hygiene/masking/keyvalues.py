@@ -80,7 +80,7 @@ _DENSE_VALUE: Final = (
     rf"""(?:(?<=["'])[^\n]*|{_DENSE_UNQUOTED}))+)?)"""
 )
 _DENSE: Final = re.compile(rf"({_ENDINGS}[_.-]*{_AFTER_ANY})({_DENSE_VALUE})")
-_DENSE_COOKIE: Final = re.compile(rf"(cookie[_.-]*{_AFTER_ANY})([^\n]+)")
+_DENSE_COOKIE: Final = re.compile(rf"(cookie[_.-]*{_AFTER_ANY})(\S[^\n]*)")  # not from a space
 _UNQUOTED: Final = re.compile(r"""[^\s"'\\,;&)\]}|]*""")
 # A Cookie header runs to the end of its line, or of its line in a repr (`\r\n`).
 _COOKIE: Final = re.compile(r"""[^\r\n\\]*""")
