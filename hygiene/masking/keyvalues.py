@@ -6,32 +6,81 @@ comma of a ``("key", "value")`` tuple), its value is masked to its syntactic end
 quote of a quoted value (escaped JSON inside JSON included), a delimiter for an unquoted one,
 the end of the header for a ``Cookie`` / ``Set-Cookie`` line.
 
-Linear time: keys are visited left to right, merged from the hints' positions, and a key inside
-a value already masked is never looked at (``"password=" * 8000`` is one value). A value is
-rejected either from its first characters, before it is walked, or for being short; so no
-stretch of text is walked again and again. Line ends are found once per line.
+Linear time: one regex search finds the next hint that a key, and a separator after it,
+surround (hints in prose or code cost no Python work); keys are visited left to right, and a
+key inside a value already masked is never looked at (``"password=" * 8000`` is one value). A
+value is rejected either from its first characters, before it is walked, or for being short;
+so no stretch of text is walked again and again. Line ends are found once per line.
+
+Bounded cost per key: the first ``PRECISE_KEYS`` candidates of a text are judged one by one
+(a few µs of Python each); the rest of a text with more of them (whoever controls a logged
+header can repeat a key thousands of times) goes through :func:`_dense_spans`, one regex pass
+that masks a superset of what the precise rules mask, so ``mask()`` stays within a few ms on
+any 64 KB.
 """
 
 from __future__ import annotations
 
 import functools
-import heapq
+import itertools
 import re
 from typing import Final
 
 from hygiene import detection as core
-from hygiene.masking.keys import KEY_HINTS, is_masked, is_sensitive_key, masked_value
-from hygiene.masking.spans import Span
+from hygiene.masking.keys import (
+    KEY_HINTS,
+    SENSITIVE_ENDINGS,
+    is_masked,
+    is_sensitive_key,
+    masked_value,
+)
+from hygiene.masking.spans import Span, alternation
 
-_KEY_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
+_KEY_CHARS: Final = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
 _MAX_KEY: Final = 64
 _KEY_TAIL: Final = re.compile(r"[a-z0-9_.-]{0,64}")
-# After a key: its closing quote, a separator, the value's opening quote.
-_AFTER_KEY: Final = re.compile(
+# After a key: its closing quote, a separator, the value's opening quote (over the lowercased
+# text: `b'...'` and `r"..."` prefixes are lowercase there).
+_AFTER_KEY: Final = (
     r"""(?P<kq>\\{0,3}["'])?[ \t]*"""
     r"""(?:(?P<sep>=>|[:=])|(?P<comma>,[ \t]*(?:b(?=\\{0,3}["']))?))"""
-    r"""[ \t]*(?:[bBrRfFuU]{1,2}(?=\\{0,3}["']))?(?P<vq>\\{0,3}["'])?"""
+    r"""[ \t]*(?:[bfru]{1,2}(?=\\{0,3}["']))?(?P<vq>\\{0,3}["'])?"""
 )
+# A hint, the rest of its key and what follows a key, in one search over the lowercased text:
+# hints not followed by a separator (prose, code) are passed over without any Python work.
+_CANDIDATE: Final = re.compile(
+    rf"{alternation(KEY_HINTS)}[a-z0-9_.-]{{0,{_MAX_KEY}}}(?P<key>){_AFTER_KEY}"
+)
+# How many candidates a text gets judged one by one; past them, _DENSE masks the rest.
+PRECISE_KEYS: Final = 128
+# `_` `-` `.` may stand anywhere in a key (``pass_word``): between any two letters here.
+_ENDINGS: Final = alternation([e for e in SENSITIVE_ENDINGS if e != "cookie"], between="[_.-]*")
+# Each optional part is guarded by a look at its first character: entering an optional
+# group costs sre more than that look (a third of the pass on 6,000 `password=a` lines).
+_SEP: Final = r"""(?:(?=[\\"'])\\{0,3}["'])?[ \t]*(?:=>|[:=]|,[ \t]*b?(?=\\{0,3}["']))"""
+_AFTER_ANY: Final = (
+    _SEP + r"""(?:(?=[ \t\\"'bfru])[ \t]*(?:[bfru]{1,2}(?=\\{0,3}["']))?(?:\\{0,3}["'])?)?"""
+)
+_QUOTE: Final = r"""\\{0,3}["']"""
+# An unquoted value, and the word after it when it is short and ends like a scheme word
+# (`Bearer x`, `AWS4-HMAC-SHA256 Credential=...`): told by looking back (fixed width), with
+# no backtracking over the word.
+_DENSE_UNQUOTED: Final = (
+    r"""[^\s"'\\,;&)\]}|]+"""
+    r"""(?:(?=[ \t])(?<=[a-z0-9_.-])(?<![^\s"'\\,;&)\]}|]{32})[ \t]+[^\s"'\\,;&)\]}|]+)?"""
+)
+_DENSE_VALUE: Final = (
+    rf"""(?:(?<=["'])[^\n]+|{_DENSE_UNQUOTED}"""
+    # A key at the end of an unquoted value may have a value of its own after it
+    # (`token=xpassword"="..."`): the match runs on over it (no lookahead per character).
+    # Such a link starts at the delimiter that ended the value: checked before the repeat
+    # (entering it costs more than the rest of a short value).
+    rf"""(?:(?=[\\"' \t,])(?:(?:(?:{_QUOTE})?[ \t]*(?:=>|[:=]|,[ \t]*b?(?={_QUOTE}))"""
+    rf"""|(?<=[:=>])(?=[ \t"'\\]))[ \t]*(?:[bfru]{{1,2}}(?={_QUOTE}))?(?:{_QUOTE})?"""
+    rf"""(?:(?<=["'])[^\n]*|{_DENSE_UNQUOTED}))+)?)"""
+)
+_DENSE: Final = re.compile(rf"({_ENDINGS}[_.-]*{_AFTER_ANY})({_DENSE_VALUE})")
+_DENSE_COOKIE: Final = re.compile(rf"(cookie[_.-]*{_AFTER_ANY})(\S[^\n]*)")  # not from a space
 _UNQUOTED: Final = re.compile(r"""[^\s"'\\,;&)\]}|]*""")
 # A Cookie header runs to the end of its line, or of its line in a repr (`\r\n`).
 _COOKIE: Final = re.compile(r"""[^\r\n\\]*""")
@@ -63,30 +112,43 @@ def add_key_spans(text: str, low: str, spans: list[Span]) -> None:
     """Append to ``spans`` the value of every sensitive key in ``text`` (``low``: lowercased).
 
     Keys inside a value already masked are skipped, except near its end: there a key's own
-    value may start after it (``SECRET: "client_secret": "..."``).
+    value may start after it (``SECRET: "client_secret": "..."``). Past ``PRECISE_KEYS``
+    candidates, the rest of the text goes through :func:`_dense_spans` instead.
     """
-    heap = [(pos, hint) for hint in KEY_HINTS if (pos := low.find(hint)) != -1]
-    heapq.heapify(heap)
+    search = _CANDIDATE.search
     lines = _Lines(text)
-    judged = 0  # keys before this were judged already
     masked = 0  # everything before this is inside a masked value
-    while heap:
-        pos, hint = heap[0]
-        resume = max(pos + 1, judged, masked - _NEAR_END)
-        if pos >= judged and pos >= masked - _NEAR_END:
-            start = _key_start(low, pos)
-            end = _KEY_TAIL.match(low, pos).end()  # type: ignore[union-attr]  # {0,} matches
-            judged = resume = max(end, pos + 1)
-            span = _value_span(text, start, end, lines, masked) if start >= 0 else None
-            if span is not None:
-                spans.append(span)
-                masked = span.end
-                resume = max(resume, masked - _NEAR_END)
-        nxt = low.find(hint, resume)
-        if nxt == -1:
-            heapq.heappop(heap)
-        else:
-            heapq.heapreplace(heap, (nxt, hint))
+    m = search(low)
+    for _ in range(PRECISE_KEYS):
+        if m is None:
+            return
+        start = _key_start(low, m.start())
+        span = _value_span(text, start, m, lines, masked) if start >= 0 else None
+        resume = m.end("key")
+        if span is not None:
+            spans.append(span)
+            masked = span.end
+            resume = max(resume, masked - _NEAR_END)
+        m = search(low, resume)
+    if m is not None:
+        _dense_spans(low, max(_run_start(low, m.start()), masked), spans)
+
+
+def _dense_spans(low: str, pos: int, spans: list[Span]) -> None:
+    """Texts with more candidates than ``PRECISE_KEYS`` (repeated keys, whoever controls a
+    logged header): from ``pos`` on, one regex pass per rule, no Python work per key.
+
+    A superset of the precise rules: any key ending like a sensitive one; a quoted value or a
+    cookie header runs to the end of its line, an unquoted value takes a word before it
+    (``Bearer``) and runs on over a key at its end that has a value of its own
+    (``token=xpassword"="...``); all become ``…``."""
+    tail = low[pos:]
+    for rule in (_DENSE, _DENSE_COOKIE):
+        # split() cuts the text around each key and value in C: [before, key, value, ...];
+        # the value's bounds are running sums of the pieces' lengths, also summed in C.
+        bounds = list(itertools.accumulate(map(len, rule.split(tail)), initial=pos))
+        found = zip(bounds[2::3], bounds[3::3], itertools.repeat(core.ELLIPSIS))
+        spans.extend(found)  # type: ignore[arg-type]  # plain tuples: what a Span is
 
 
 class _Lines:
@@ -103,17 +165,20 @@ class _Lines:
         return self.end
 
 
+def _run_start(low: str, pos: int) -> int:
+    """Where the run of key characters holding ``pos`` starts (looking back one key length)."""
+    lo = max(0, pos - _MAX_KEY - 1)
+    return lo + len(low[lo:pos].rstrip(_KEY_CHARS))
+
+
 def _key_start(low: str, pos: int) -> int:
     """Where the key holding ``pos`` starts; -1 when it is no key.
 
     Not a key: a run longer than any key, the tail of a masked form (``…xpwd``), which must not
     start a match on a second pass, or an ARN's ``:secret:`` resource type.
     """
-    start = pos
-    limit = max(0, pos - _MAX_KEY)
-    while start > limit and low[start - 1] in _KEY_CHARS:
-        start -= 1
-    if start > 0 and low[start - 1] in _KEY_CHARS:
+    start = _run_start(low, pos)
+    if pos - start > _MAX_KEY:
         return -1
     if start > 0 and low[start - 1] == core.ELLIPSIS:
         end = _KEY_TAIL.match(low, start).end()  # type: ignore[union-attr]  # {0,} always matches
@@ -138,18 +203,17 @@ def _key_kind(key: str) -> int:
     return _COOKIE_HEADER if lowered.endswith("cookie") else _PLAIN
 
 
-def _value_span(text: str, key_start: int, key_end: int, lines: _Lines, masked: int) -> Span | None:
-    m = _AFTER_KEY.match(text, key_end)
-    if m is None:
-        return None
+def _value_span(
+    text: str, key_start: int, m: re.Match[str], lines: _Lines, masked: int
+) -> Span | None:
     start = m.end()
     if start < masked:  # its value is inside one masked already
         return None
-    key = text[key_start:key_end]
+    key = text[key_start : m.start("key")]
     kind = _key_kind(key)
     if kind == _NOT_SENSITIVE:
         return None
-    key_quote, _, comma, quote = m.groups()
+    key_quote, comma, quote = m.group("kq", "comma", "vq")
     if comma is not None and not _is_tuple(text, key_start, key_quote, quote):
         return None
     if text.startswith(_TEMPLATE_STARTS, start) or (not quote and _opens_code(text, start, m)):

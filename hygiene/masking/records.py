@@ -19,8 +19,9 @@ its shape, because formatters and handlers read more than the rendered message:
 
 A masked record is marked by the type of its ``args`` (a ``tuple`` subclass, or a subclass of
 the mapping's own class: :mod:`hygiene.masking.marks`; no attribute shows up in JSON
-formatters' output): the filter on a second handler, or after
-:func:`hygiene.masking.install` masked the record when it was made, returns at once. The filter
+formatters' output), and the last record found clean is remembered (with its own ``args``
+untouched): the filter on a second handler, or after :func:`hygiene.masking.install` masked
+the record when it was made, returns at once. The filter
 never raises and never drops a record.
 """
 
@@ -60,6 +61,11 @@ _UNMASKABLE: Final = "[hygiene.masking: this record could not be masked; its con
 
 
 _NO_ARGS: Final = NO_ARGS
+# The last record found clean, with the message and arguments it was judged on: the filter
+# after install()'s hook, or on a second handler, knows it at once. A clean record keeps its
+# own arguments (marking them would cost a new tuple on every logging call); a record masked
+# in another thread in between is only judged again.
+_last_clean: tuple[object, object, object] = (None, None, None)
 
 
 class RedactingFilter(logging.Filter):
@@ -70,22 +76,29 @@ class RedactingFilter(logging.Filter):
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        kind = type(record.args)
-        if kind is tuple or (kind is not MaskedArgs and not is_marked(record.args)):
+        last, args = _last_clean, record.args
+        if last[0] is record and last[1] is args and last[2] is record.msg:
+            return True
+        kind = type(args)
+        if kind is tuple or (kind is not MaskedArgs and not is_marked(args)):
             redact_record(record)  # (a plain tuple, the usual case, is never marked)
         return True
 
 
 def redact_record(record: logging.LogRecord) -> None:
-    """Mask ``record`` in place and mark it; never raises (see the module docs)."""
+    """Mask ``record`` in place (marked if masked, remembered if clean); never raises."""
+    global _last_clean
     # This runs on every logging call of the process: the common case (a str template, no
     # exception, no extras, a clean message) is decided here without another call.
-    msg, args = record.msg, record.args
     try:
+        attributes = record.__dict__  # subscripts cost less than attribute lookups here
+        msg, args = attributes["msg"], attributes["args"]
         if (
             type(msg) is str
-            and len(record.__dict__) == _STANDARD_COUNT
-            and not (record.exc_info or record.exc_text or record.stack_info)
+            and len(attributes) == _STANDARD_COUNT
+            and attributes["exc_info"] is None
+            and attributes["exc_text"] is None
+            and attributes["stack_info"] is None
             and (not args or type(args) is tuple)
         ):
             try:
@@ -94,13 +107,13 @@ def redact_record(record: logging.LogRecord) -> None:
                 message = None  # a bad format: the full path renders it safely
             if message is not None:
                 if not may_hold_secret(message):
-                    record.args = MaskedArgs(args) if args else _NO_ARGS
+                    _last_clean = (record, args, msg)
                     return
                 spans = secret_spans(message)
                 if not spans:
-                    record.args = MaskedArgs(args) if args else _NO_ARGS
+                    _last_clean = (record, args, msg)
                     return
-                masked_args = _args_from_spans(msg, args, message, spans) if args else None  # type: ignore[arg-type]  # a tuple: checked above
+                masked_args = _args_from_spans(msg, args, message, spans) if args else None
                 if masked_args is not None:
                     record.args = masked_args
                     return

@@ -45,6 +45,8 @@ _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
 # Hyperscan finds every hint in one pass; below this size the plain finds cost less.
 _HYPERSCAN_FROM: Final = 1 << 16
 _SCRATCH: Final = threading.local()
+# Past one hint per this many bytes of a block, lines are found by plain searches instead.
+_DENSE_HINTS: Final = 256
 # Characters a token or credential may go on with past a cut.
 _TOKEN_BYTES: Final = re.compile(rb"[A-Za-z0-9._~+/=%-]*")
 
@@ -91,27 +93,34 @@ def _lines_at(data: bytes, ends: list[int]) -> list[tuple[int, int]]:
 
 
 def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
-    """Where hints end in ``data``, all found in one SIMD pass; None without Hyperscan."""
+    """Where hints end in ``data``, all found in one SIMD pass; None without Hyperscan, or
+    when hints are dense (more than one per ``_DENSE_HINTS`` bytes: a Python call per hint
+    would cost more than the plain finds, which skip to the end of each line they hit)."""
     try:
-        db, scratch = _hyperscan()
+        db, scratch, terminated = _hyperscan()
     except Exception:  # no wheel for this platform, or it does not load: the Python finds
         return None
     ends: list[int] = []
+    limit = len(data) // _DENSE_HINTS
 
-    def collect(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
+    def collect(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> bool:
         ends.append(end)
+        return len(ends) > limit  # True ends the scan
 
-    db.scan(data, match_event_handler=collect, scratch=scratch)
+    try:
+        db.scan(data, match_event_handler=collect, scratch=scratch)
+    except terminated:
+        return None
     return ends
 
 
-def _hyperscan() -> tuple[Any, Any]:
+def _hyperscan() -> tuple[Any, Any, Any]:
     local = _SCRATCH.__dict__
     if "pair" not in local:  # a scratch space per thread (the guard writes from any thread)
         import hyperscan
 
         db = _hint_database()
-        local["pair"] = (db, hyperscan.Scratch(db))
+        local["pair"] = (db, hyperscan.Scratch(db), hyperscan.ScanTerminated)
     return local["pair"]  # type: ignore[no-any-return]
 
 
@@ -202,17 +211,17 @@ def mask_long_line(data: bytes, limit: int) -> tuple[bytes, int, bool]:
     spans = find_spans(whole)
     kept: list[Span] = []
     resume, runs_on = cut, False
-    for span in spans:
+    for start, end, replacement in spans:  # plain tuples too (see without_overlaps)
         # A value just past the cut may belong to a key before it (`password= ` | `hunter2`):
         # it goes with this part, and the output resumes after it.
-        if span.start >= cut + _REACH:
+        if start >= cut + _REACH:
             break
-        if span.end > resume:
-            resume = span.end
-            if span.end == len(whole):
+        if end > resume:
+            resume = end
+            if end == len(whole):
                 runs_on = True
-                span = Span(span.start, span.end, _without_tail(span.replacement))
-        kept.append(span)
+                replacement = _without_tail(replacement)
+        kept.append(Span(start, end, replacement))
     out = splice(whole[:resume], kept).encode("utf-8", "surrogateescape")
     return out, len(whole[:resume].encode("utf-8", "surrogateescape")), runs_on
 

@@ -144,7 +144,7 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
         # A credential the key rules already masked (`Authorization: Bearer ...`) is not
         # judged again (on a 64 KB credential that judgement is most of the cost).
         covered = without_overlaps(list(spans))
-        starts = [span.start for span in covered]
+        starts = [span[0] for span in covered]
         if "bearer" in low:
             spans.extend(_bearer_spans(text, low, covered, starts))
         if "basic" in low:
@@ -217,7 +217,7 @@ def _anchored_spans(
 
 def _inside(pos: int, covered: list[Span], starts: list[int]) -> bool:
     i = bisect.bisect_right(starts, pos) - 1
-    return i >= 0 and pos < covered[i].end
+    return i >= 0 and pos < covered[i][1]
 
 
 def _bearer_spans(text: str, low: str, covered: list[Span], starts: list[int]) -> list[Span]:
@@ -274,4 +274,4 @@ def _spans_through_ansi(text: str) -> list[Span]:
     plain.append(text[last:])
     origin.extend(range(last, len(text)))
     spans = find_spans("".join(plain))
-    return [Span(origin[s.start], origin[s.end - 1] + 1, s.replacement) for s in spans]
+    return [Span(origin[start], origin[end - 1] + 1, new) for start, end, new in spans]

@@ -40,10 +40,15 @@ def _pieces(secret: str) -> list[str]:
     return [p for p in found if len(p) >= 8]
 
 
-def _assert_hidden(output: str, *secrets: str) -> None:
+def _assert_hidden(output: str, *secrets: str, text: str = "") -> None:
+    """No piece of a secret in ``output``, except one the rest of ``text`` holds anyway (a
+    generated password ``uthoriza0000`` shares ``uthoriza`` with the key ``Authorization``)."""
+    rest = text
+    for secret in secrets:
+        rest = rest.replace(secret, "\0")
     for secret in secrets:
         for piece in _pieces(secret):
-            assert piece not in output, "a secret (or a piece of one) got through"
+            assert piece not in output or piece in rest, "a secret (or a piece of one) got through"
 
 
 @st.composite
@@ -81,7 +86,7 @@ def _exposures(draw: st.DrawFn) -> tuple[str, list[str]]:
 def test_mask_never_lets_a_generated_secret_through(exposure: tuple[str, list[str]]) -> None:
     text, hidden = exposure
     masked = mask(text)
-    _assert_hidden(masked, *hidden)
+    _assert_hidden(masked, *hidden, text=text)
     assert mask(masked) == masked
 
 

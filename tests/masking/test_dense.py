@@ -1,0 +1,74 @@
+"""Texts with more key candidates than ``PRECISE_KEYS`` are masked in one regex pass: the same
+properties hold there (never lets a secret through, idempotent), checked with a budget of 0
+and 1 precise candidates so that every generated text takes the dense path."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hygiene.masking import keyvalues, mask
+from tests.masking.test_properties import _FRAGMENTS, _assert_hidden, _exposures
+from tests.strategies import bearer_credentials, pats
+
+
+@contextmanager
+def _precise_keys(count: int) -> Iterator[None]:
+    saved = keyvalues.PRECISE_KEYS
+    keyvalues.PRECISE_KEYS = count  # type: ignore[misc]  # Final to the package, not to tests
+    try:
+        yield
+    finally:
+        keyvalues.PRECISE_KEYS = saved  # type: ignore[misc]
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(_exposures(), st.sampled_from([0, 1]), st.sampled_from(["", "password=x ", "api_key: 1\n"]))
+def test_the_dense_pass_never_lets_a_generated_secret_through(
+    exposure: tuple[str, list[str]], precise: int, before: str
+) -> None:
+    text, hidden = exposure
+    with _precise_keys(precise):
+        masked = mask(before + text)
+        _assert_hidden(masked, *hidden, text=before + text)
+        assert mask(masked) == masked
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.one_of(_FRAGMENTS, pats, bearer_credentials, st.text(max_size=6))),
+    st.sampled_from([0, 1, 2]),
+)
+def test_the_dense_pass_is_idempotent(parts: list[str], precise: int) -> None:
+    with _precise_keys(precise):
+        once = mask("".join(parts))
+        assert mask(once) == once
+
+
+def test_the_dense_pass_masks_what_the_precise_rules_mask_and_keeps_other_keys() -> None:
+    text = (
+        'x_password=y\n{"token": "a b", "max_tokens": 5, "pass_word": "c"}\n'
+        'token=xpassword"="hidden value"\nCookie: a=b; c=d\nAuthorization: Bearer abc end\n'
+    )
+    with _precise_keys(0):
+        masked = mask(text)
+    assert masked == ('x_password=…\n{"token": "…\ntoken=…\nCookie: …\nAuthorization: … end\n')
+    with _precise_keys(0):
+        assert mask('{"max_tokens": 5, "user": "bob"}') == '{"max_tokens": 5, "user": "bob"}'
+
+
+def test_many_keys_switch_to_the_dense_pass() -> None:
+    text = "password=a\n" * (keyvalues.PRECISE_KEYS + 10) + "token=b c\n"
+    assert mask(text) == "password=…\n" * (keyvalues.PRECISE_KEYS + 10) + "token=…\n"
+
+
+def test_a_cookie_value_of_spaces_is_not_masked_next_to_another_value() -> None:
+    # Found by fuzzing: `Cookie: ` at the end of a masked value gave `……`, then `…`.
+    for text in ('"Authorization: Cookie: ', "secret_key=Authorizationaccess_token…Cookie=> "):
+        with _precise_keys(0):
+            once = mask(text)
+            assert "……" not in once
+            assert mask(once) == once
