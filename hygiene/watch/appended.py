@@ -1,4 +1,5 @@
-"""Scanning a stream that grows: data is pushed as it arrives, lines are scanned once complete.
+"""Scanning a stream that grows: data is pushed as it arrives, lines are scanned once complete
+(with the decoders' hook, so PATs in base64 and Basic credentials are found as in a scan).
 
 A partial line is held until its newline comes (or the stream rotates away). A line that grows
 past :data:`MAX_HELD` is scanned in cuts, as the scanner's engine cuts a chunk without a
@@ -12,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hygiene.detection import Secret
+from hygiene.scan.decoders import refine
 from hygiene.scan.matcher import Hit, NeedleFinder, finder_for, scan_bytes
 from hygiene.scan.matcher.engine import WINDOW, decoded_len, safe_cut
 
@@ -50,7 +52,7 @@ class AppendScanner:
     def _scan(self, buffer: bytes, cut: int) -> list[Hit]:
         hits: list[Hit] = []
         if cut:
-            for hit in scan_bytes(buffer, finder=self.finder):
+            for hit in scan_bytes(buffer, finder=self.finder, refine=refine):
                 start = self.offset + hit.secret.start
                 if hit.secret.start >= cut or start < self.reported_end:
                     continue

@@ -3,6 +3,8 @@ however it is cut into pushes; a huge line in bounded memory."""
 
 from __future__ import annotations
 
+import base64
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,3 +56,11 @@ def test_line_numbers_continue_across_pushes() -> None:
     assert scanner.push(b"one\ntwo\nthr") == []
     (hit,) = scanner.push(f"ee {token}\n".encode())
     assert (hit.line, hit.column) == (3, 7)
+
+
+def test_a_pat_in_basic_credentials_is_found_as_the_pat() -> None:
+    token = new_pat()
+    basic = base64.b64encode(f"ci:{token}".encode()).decode()
+    scanner = AppendScanner.new()
+    (hit,) = scanner.push(f"GET / Authorization: Basic {basic}\n".encode())
+    assert hit.secret.token == token

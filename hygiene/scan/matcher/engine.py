@@ -301,8 +301,10 @@ def scan_bytes(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     finder: NeedleFinder | None = None,
     allow_lines: Sequence[re.Pattern[bytes]] = (),
+    refine: Refine | None = None,
 ) -> list[Hit]:
-    """Every secret in ``data`` (convenience for callers holding a small buffer)."""
+    """Every secret in ``data`` (convenience for callers holding a small buffer); ``refine``:
+    see :class:`StreamScanner` (the decoders pass theirs)."""
     view = memoryview(data)
     offset = 0
 
@@ -312,5 +314,7 @@ def scan_bytes(
         offset += len(piece)
         return piece
 
-    scanner = StreamScanner(chunk_size, full_count=False, finder=finder, allow_lines=allow_lines)
+    scanner = StreamScanner(
+        chunk_size, full_count=False, finder=finder, allow_lines=allow_lines, refine=refine
+    )
     return list(scanner.scan(read))

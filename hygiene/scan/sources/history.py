@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from hygiene.errors import InputError, UsageError
+from hygiene.scan.decoders import b64, refine
 from hygiene.scan.findings import ScanResult, detection_for
 from hygiene.scan.limits import AllowLines
 from hygiene.scan.matcher.engine import scan_bytes
@@ -45,13 +46,27 @@ def _ere(needle: bytes, caseless: bool) -> str:
     return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in text)
 
 
-# What git's -G looks for: a line that holds any rule's needle.
-PICKAXE = "|".join(_ere(needle, rule.caseless) for rule, needle in NEEDLES)
+def _ere_literal(needle: bytes) -> str:
+    """A base64 needle as an ERE: letters and digits as they are, `+`, `/`, `-`, `_` in
+    brackets (`+` is an operator outside them)."""
+    return "".join(c if c.isalnum() else f"[{c}]" for c in needle.decode("ascii"))
+
+
+# Base64 carries PATs too (the decoders find them): their needles are lines worth reading.
+_B64_NEEDLES = tuple(n.text for n in (*b64.NEEDLES, *b64.NESTED_NEEDLES))
+
+# What git's -G looks for: a line that holds any rule's needle, or a base64 PAT's.
+PICKAXE = "|".join(
+    [_ere(needle, rule.caseless) for rule, needle in NEEDLES]
+    + [_ere_literal(needle) for needle in _B64_NEEDLES]
+)
 
 
 def _holds_needle(line: bytes) -> bool:
     low = line.lower()
-    return any(needle in (low if rule.caseless else line) for rule, needle in NEEDLES)
+    return any(needle in (low if rule.caseless else line) for rule, needle in NEEDLES) or any(
+        needle in line for needle in _B64_NEEDLES
+    )
 
 
 _HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -158,7 +173,7 @@ def _scan_diffs(
         seen.add((state.commit, state.path))
         if not _holds_needle(content):
             continue
-        for hit in scan_bytes(content, allow_lines=allow_lines):
+        for hit in scan_bytes(content, allow_lines=allow_lines, refine=refine):
             found = detection_for(hit, state.path, line=state.line, commit=state.commit)
             result.detections.append(found)
     error = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import os
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from hygiene.detection import fingerprint
 from hygiene.scan.sources.history import diff_path
 from tests.helpers import SecretGuard, git, run_hygiene
 
@@ -97,8 +99,11 @@ def test_history_keeps_non_utf8_path_bytes(git_repo: Path, guard: SecretGuard) -
     _commit(git_repo, "add")
     history = run_hygiene(guard, "scan", "--history", cwd=git_repo).stdout
     files = run_hygiene(guard, "scan", ".", cwd=git_repo).stdout
-    assert history.split(b":")[1] == raw  # the name's own bytes, as a scan of the files shows
-    assert files.split(b":")[0] == raw
+    # Shown as a scan of the files shows it: quoted, with C escapes (text reports never print
+    # a name's raw bytes, so no name can forge a line).
+    shown = b'"data-\\xff\\xfe.txt"'
+    assert files.split(b":")[0] == shown
+    assert history.split(b":")[1] == shown
 
 
 def test_diff_path_unquotes_what_git_quotes() -> None:
@@ -106,3 +111,13 @@ def test_diff_path_unquotes_what_git_quotes() -> None:
     assert diff_path(b"b/with space.txt\t\n") == "with space.txt"
     assert diff_path(b'"b/a\\tb\\303\\251 \\"q\\\\"\t') == 'a\tbé "q\\'
     assert diff_path(b"b/x\xff.txt") == os.fsdecode(b"x\xff.txt")
+
+
+def test_history_finds_a_pat_carried_in_base64(git_repo: Path, guard: SecretGuard) -> None:
+    pat = guard.pat()
+    encoded = base64.b64encode(f"ci-bot:{pat}".encode()).decode()
+    (git_repo / "secret.yaml").write_text(f"data:\n  auth: {encoded}\n")
+    _commit(git_repo, "add a secret")
+    proc = run_hygiene(guard, "scan", "--history", "--format", "json", cwd=git_repo)
+    found = _findings(proc.stdout)
+    assert [(f["path"], f["fingerprint"]) for f in found] == [("secret.yaml", fingerprint(pat))]

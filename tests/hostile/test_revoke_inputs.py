@@ -1,0 +1,117 @@
+"""``revoke-leaked`` with reports and ``--scan`` against the hostile server: the same bounds
+as ``--token-id``: in time, the right status, nothing marked revoked unless confirmed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hygiene.detection import fingerprint, masked_form
+from hygiene.inventory import open_inventory
+from hygiene.testing.hostile import HostileServer
+from hygiene.testing.misbehaviours import Misbehaviour, Stall, html, throttle
+from tests.helpers import SecretGuard
+from tests.hostile.common import DEADLINE, SLACK, env_for, one_error_line, states, timed
+
+FAULTS: list[Misbehaviour] = [Stall(), html(404), throttle("nan")]
+
+
+def _leak(server: HostileServer, tmp_path: Path, guard: SecretGuard) -> tuple[str, str]:
+    pat, value = server.state.create_pat(server.email, "org_main", "leaked", ["safes:read"], 30)
+    guard.remember(value)
+    with open_inventory(tmp_path / "inventory.sqlite3") as inventory:
+        inventory.add(
+            pat.token_id,
+            value,
+            name="leaked",
+            scopes=pat.scopes,
+            expires_at=None,
+            org_id="org_main",
+        )
+    return pat.token_id, value
+
+
+def _report(tmp_path: Path, value: str) -> Path:
+    finding = {
+        "path": "app.log",
+        "line": 1,
+        "column": 1,
+        "type": "aic-pat",
+        "masked": masked_form(value),
+        "fingerprint": fingerprint(value),
+        "commit": None,
+    }
+    report = tmp_path / "leaks.json"
+    report.write_text(json.dumps({"findings": [finding]}), encoding="utf-8")
+    return report
+
+
+def _inputs(kind: str, tmp_path: Path, value: str) -> list[str]:
+    if kind == "report":
+        return [str(_report(tmp_path, value))]
+    log = tmp_path / "app.log"
+    log.write_text(f"2026-11-22 DEBUG retry url=https://pam/x?token={value}\n", encoding="utf-8")
+    return ["--scan", str(log)]
+
+
+@pytest.mark.parametrize("kind", ["report", "scan"])
+@pytest.mark.parametrize("fault", FAULTS, ids=repr)
+def test_reports_and_scans_under_faults_end_in_time_and_mark_nothing_unconfirmed(
+    kind: str, fault: Misbehaviour, tmp_path: Path, guard: SecretGuard
+) -> None:
+    with HostileServer(hold=30) as server:
+        guard.remember(server.password)
+        token_id, value = _leak(server, tmp_path, guard)
+        server.set_fault("revoke", fault)
+        proc, seconds = timed(
+            guard,
+            *_inputs(kind, tmp_path, value),
+            "--format",
+            "json",
+            "--yes",
+            env=env_for(server, tmp_path),
+            prog="revoke-leaked",
+        )
+        live = not server.state.pat(token_id).revoked
+        steps = server.steps()
+    assert seconds < DEADLINE + SLACK
+    assert "Traceback" not in proc.stderr.decode()
+    if proc.returncode == 2:  # the command's deadline passed as a whole
+        assert "deadline" in one_error_line(proc)
+    else:
+        assert proc.returncode == 1
+        (result,) = json.loads(proc.stdout)["results"]
+        assert (result["token_id"], result["status"]) == (token_id, "failed")
+    assert live or fault.needs_answer
+    assert states(tmp_path)[token_id] == "active"
+    assert steps[-1] == "logout"
+
+
+def test_a_leaked_session_against_a_stalled_service_ends_failed_in_time(
+    tmp_path: Path, guard: SecretGuard
+) -> None:
+    with HostileServer(hold=30) as server:
+        leaked, _ = server.state.login(server.email, server.password)  # type: ignore[misc]
+        guard.remember(server.password)
+        guard.remember(leaked)
+        log = tmp_path / "app.log"
+        log.write_text(f"DEBUG headers={{'Authorization': 'Bearer {leaked}'}}\n", encoding="utf-8")
+        server.set_fault("memberships", Stall())
+        proc, seconds = timed(
+            guard,
+            "--scan",
+            str(log),
+            "--format",
+            "json",
+            "--yes",
+            env=env_for(server, tmp_path),
+            prog="revoke-leaked",
+        )
+    assert seconds < DEADLINE + SLACK
+    assert proc.returncode in (1, 2), proc.stderr
+    if proc.returncode == 1:
+        (result,) = json.loads(proc.stdout)["results"]
+        assert result["status"] == "failed"
+    assert "Traceback" not in proc.stderr.decode()
