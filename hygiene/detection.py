@@ -20,10 +20,8 @@ neither imports anything else of the package.
 
 A secret is identified by its fingerprint (``sha256:`` + hex SHA-256 of the full token) and
 shown to humans only in its masked form (``pat_AIC_…k3Xz``). :class:`Secret` keeps the token in
-memory for the caller to hash or revoke, but its ``repr`` never shows it.
-
-The patterns exist once, as text, and are compiled twice: for ``str`` (masking) and for
-``bytes`` (the scanner reads files as bytes).
+memory for the caller to hash or revoke, but its ``repr`` never shows it. Patterns exist once,
+as text, compiled for ``str`` (masking) and ``bytes`` (the scanner).
 """
 
 from __future__ import annotations
@@ -38,13 +36,8 @@ from hygiene.shapes import (
     SCHEME_PATTERN,
     aws4_signature,
     basic_is_placeholder,
+    url_decoded,
 )
-from hygiene.shapes import MIN_CREDENTIAL_LENGTH as MIN_CREDENTIAL_LENGTH
-from hygiene.shapes import PLACEHOLDER_TRIM as PLACEHOLDER_TRIM
-from hygiene.shapes import PLACEHOLDER_WORDS_PATTERN as PLACEHOLDER_WORDS_PATTERN
-from hygiene.shapes import SCHEME_WORDS as SCHEME_WORDS
-from hygiene.shapes import TEMPLATE_MARKS as TEMPLATE_MARKS
-from hygiene.shapes import X_RUN_CHARS as X_RUN_CHARS
 from hygiene.shapes import is_placeholder as is_placeholder
 from hygiene.shapes import is_reportable_credential as is_reportable_credential
 from hygiene.shapes import looks_like_credential as looks_like_credential
@@ -245,22 +238,13 @@ RULES: Final = (
 )
 
 
-_URL_ESCAPES: Final = {"%5F": "_", "%5f": "_", "%2D": "-", "%2d": "-"}
-_URL_ESCAPE = re.compile(r"%5[Ff]|%2[Dd]")
-
-
-def _url_decoded(body: str) -> str:
-    """A PAT's secret part with its URL-encoded ``_`` and ``-`` decoded."""
-    return _URL_ESCAPE.sub(lambda m: _URL_ESCAPES[m.group()], body) if "%" in body else body
-
-
 def _token_of(rule: Rule, cred: str) -> str:
-    return PAT_PREFIX + _url_decoded(cred) if rule.type_id == AIC_PAT else cred
+    return PAT_PREFIX + url_decoded(cred) if rule.type_id == AIC_PAT else cred
 
 
 def _judged(rule: Rule, cred: str) -> str:
     """What ``rule.accepts`` judges: a PAT's decoded secret part, a credential as it is."""
-    return _url_decoded(cred) if rule.type_id == AIC_PAT else cred
+    return url_decoded(cred) if rule.type_id == AIC_PAT else cred
 
 
 # What may follow a value that is an example cut short: `...` or `…`, in text and as UTF-8 bytes
@@ -331,12 +315,30 @@ def find_secrets(text: str) -> list[Secret]:
     as ``aic-pat``.
     """
     found: list[Secret] = []
+    low = text.lower() if len(text.lower()) == len(text) else text
     for rule in RULES:
-        for m in rule.text.finditer(text):
+        for m in _matches(rule, text, low if rule.caseless else text):
             verdict = _judge(rule, m, text)
             if verdict is not None:
                 found.append(Secret(rule.type_id, *verdict))
     return drop_overlaps(found)
+
+
+def _matches(rule: Rule, text: str, hay: str) -> Iterator[re.Match[str]]:
+    """The rule's matches as the scanner finds them: none runs into the rule's next needle
+    (two PATs glued together are two tokens). ``hay``: ``text`` as the needles are searched."""
+    needles = [n.decode("ascii") for n in rule.needles]
+    pos = 0
+    while (m := rule.text.search(text, pos)) is not None:
+        after = m.start() + rule.back + 1
+        ends = [i for i in (hay.find(n, after, m.end()) for n in needles) if i != -1]
+        if not ends:
+            yield m
+            pos = m.end()
+            continue
+        pos = min(ends) - rule.back
+        if (cut := rule.text.match(text, m.start(), min(ends))) is not None:
+            yield cut
 
 
 def drop_overlaps(found: list[Secret]) -> list[Secret]:
@@ -371,13 +373,6 @@ def secret_at(
         return None
     verdict = _judge(rule, m, data)
     return None if verdict is None else Secret(rule.type_id, *verdict)
-
-
-def iter_secrets_at(data: bytes | bytearray, pos: int, rule: Rule) -> Iterator[Secret]:
-    """:func:`secret_at` as an iterator (zero or one secret)."""
-    found = secret_at(data, pos, rule)
-    if found is not None:
-        yield found
 
 
 def splice(text: str, spans: Iterable[tuple[int, int, str]]) -> str:

@@ -369,3 +369,12 @@ def aws4_signature(header: str, offset: int) -> tuple[int, int, str] | None:
     if is_placeholder(token) or is_example(token):
         return None
     return offset + sig.start(1), offset + sig.end(1), token
+
+
+_URL_ESCAPES: Final = {"%5F": "_", "%5f": "_", "%2D": "-", "%2d": "-"}
+_URL_ESCAPE = re.compile(r"%5[Ff]|%2[Dd]")
+
+
+def url_decoded(body: str) -> str:
+    """A PAT's secret part with its URL-encoded ``_`` and ``-`` (``%5F``, ``%2D``) decoded."""
+    return _URL_ESCAPE.sub(lambda m: _URL_ESCAPES[m.group()], body) if "%" in body else body

@@ -125,7 +125,7 @@ def _fast_path(data: bytes) -> list[core.Secret]:
             low = data.lower() if rule.caseless else data
             pos = low.find(needle)
             while pos != -1:
-                found.extend(core.iter_secrets_at(data, pos, rule))
+                found.extend(s for s in [core.secret_at(data, pos, rule)] if s is not None)
                 pos = low.find(needle, pos + 1)
     return core.drop_overlaps(found)
 

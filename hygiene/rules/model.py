@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hygiene import detection
+from hygiene import detection, shapes
 from hygiene.errors import HygieneError
 
 # Which public constant a rule's pattern is, and the id it gets in exported configuration.
@@ -174,14 +174,14 @@ def placeholder_regexes(prefix: str = "") -> tuple[tuple[str, str], ...]:
     is the whole token, as in gitleaks and trufflehog.
     """
     start = f"^(?:{prefix})?" if prefix else "^"
-    trim = char_class(detection.PLACEHOLDER_TRIM) + "*"
+    trim = char_class(shapes.PLACEHOLDER_TRIM) + "*"
     # One repeated character: RE2 has no backreference, so one alternative per character.
     repeated = "|".join(escape(c) + "+" for c in _ALPHABET if c not in "xX")
-    marks = "|".join(escape(m) for m in detection.TEMPLATE_MARKS)
+    marks = "|".join(escape(m) for m in shapes.TEMPLATE_MARKS)
     return (
-        ("placeholder words", "(?i)" + detection.PLACEHOLDER_WORDS_PATTERN),
+        ("placeholder words", "(?i)" + shapes.PLACEHOLDER_WORDS_PATTERN),
         ("one repeated character", f"{start}{trim}(?:{repeated}){trim}$"),
-        ("x runs", f"{start}{trim}{char_class(detection.X_RUN_CHARS)}*{trim}$"),
+        ("x runs", f"{start}{trim}{char_class(shapes.X_RUN_CHARS)}*{trim}$"),
         ("template syntax", rf"{marks}|{start}{trim}\$"),
     )
 
@@ -192,8 +192,8 @@ def not_credential_regexes() -> tuple[tuple[str, str], ...]:
     From :func:`hygiene.detection.looks_like_credential`: too short, a scheme word, neither a
     digit nor both letter cases, or a PAT (the PAT rules report those).
     """
-    words = "|".join(escape(w) for w in sorted(detection.SCHEME_WORDS))
-    shortest = detection.MIN_CREDENTIAL_LENGTH - 1
+    words = "|".join(escape(w) for w in sorted(shapes.SCHEME_WORDS))
+    shortest = shapes.MIN_CREDENTIAL_LENGTH - 1
     pat_leads = "|".join(r.lead for r in export_rules() if r.type_id == detection.AIC_PAT)
     return (
         ("shorter than the core's minimum", f"^[\\s\\S]{{0,{shortest}}}$"),

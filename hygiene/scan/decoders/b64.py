@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from hygiene.detection import AIC_PAT, MAX_TOKEN_LENGTH, PAT_PREFIX, RULES, Secret, iter_secrets_at
+from hygiene.detection import AIC_PAT, MAX_TOKEN_LENGTH, PAT_PREFIX, RULES, Secret, secret_at
 from hygiene.scan.decoders import utf16
 
 _PAT_RULE = next(rule for rule in RULES if rule.type_id == AIC_PAT)
@@ -103,7 +103,9 @@ def pats_in(decoded: bytes) -> Iterator[Secret]:
     """The PATs in decoded bytes, plain or UTF-16 (offsets in ``decoded``)."""
     # The pattern finds candidates at C speed; the core judges each (extent, placeholders).
     for m in _PAT_RULE.data.finditer(decoded):
-        yield from iter_secrets_at(decoded, m.start(), _PAT_RULE)
+        found = secret_at(decoded, m.start(), _PAT_RULE)
+        if found is not None:
+            yield found
     for at in utf16.candidates(decoded):
         found = utf16.secret_at(decoded, at)
         if found is not None:

@@ -13,7 +13,8 @@ import codecs
 import re
 from collections.abc import Callable, Iterator
 
-from hygiene.detection import AIC_PAT, MAX_TOKEN_LENGTH, PAT_PREFIX, RULES, Secret, iter_secrets_at
+from hygiene.detection import AIC_PAT, MAX_TOKEN_LENGTH, PAT_PREFIX, RULES, Secret
+from hygiene.detection import secret_at as rule_secret_at
 
 Reader = Callable[[int], bytes]
 
@@ -95,7 +96,7 @@ def secret_at(data: bytes, pos: int) -> Secret | None:
         for span in (_SHORT, 2 * (len(PAT_PREFIX) + MAX_TOKEN_LENGTH + 1)):
             raw = data[start : min(len(data), start + span)]
             text = raw[: len(raw) // 2 * 2].decode(codec, "replace").encode("utf-8", "replace")
-            found = next(iter_secrets_at(text, 0, _PAT_RULE), None)
+            found = rule_secret_at(text, 0, _PAT_RULE)
             if found is None or found.end < len(text) or len(raw) < span:
                 break
         if found is not None:

@@ -3,7 +3,7 @@
 A stream is read in fixed chunks. In each chunk a :mod:`~hygiene.scan.matcher.needles` finder locates
 the needles of every rule of :data:`hygiene.detection.RULES` (the fast part: Hyperscan, or C
 loops of ``bytes.find``) and the rule's pattern runs anchored at each one
-(:func:`hygiene.detection.iter_secrets_at`), so no regular expression ever walks text that holds
+(:func:`hygiene.detection.secret_at`), so no regular expression ever walks text that holds
 no needle. Newlines are counted only when a line number is needed.
 
 Chunk boundaries: no pattern crosses a newline, so a chunk is processed up to its last newline
