@@ -51,6 +51,12 @@ def _watch(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Popen[
     return proc
 
 
+def _drain(proc: subprocess.Popen[bytes]) -> None:
+    assert proc.stdout is not None
+    for _ in proc.stdout:
+        pass
+
+
 def _new_pat() -> str:
     return "pat_AIC_" + secrets.token_urlsafe(24)
 
@@ -72,6 +78,8 @@ def latency(count: int, folder: Path) -> list[float]:
         log = folder / "app.log"
         log.write_bytes(b"")
         watch = _watch(["app.log", "--revoke"], folder, env)
+        # Its events must be read, as any pipe's: a full pipe would stop the watcher's writes.
+        threading.Thread(target=_drain, args=(watch,), daemon=True).start()
         times = []
         try:
             for n in range(count):

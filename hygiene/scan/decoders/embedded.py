@@ -8,8 +8,17 @@ memchr, so text without base64 or UTF-16 costs a few passes of ``in``.
 
 from __future__ import annotations
 
+import functools
+import re
+import threading
+from typing import TYPE_CHECKING
+
 from hygiene.detection import AIC_PAT, BEARER_TOKEN, Secret, drop_overlaps
 from hygiene.scan.decoders import b64, utf16
+from hygiene.scan.matcher.needles import hyperscan_available
+
+if TYPE_CHECKING:
+    import hyperscan
 
 # Bytes from the rarest to the most common in text and code.
 _RARITY = b"ZQXJKVBPYGFWMUCLDRHSNIOATEzqxjkvbpygfwmucldrhsnioate"
@@ -29,6 +38,7 @@ _B64_NEEDLES = tuple(
     for n in group
 )
 _ALL_TEXTS = tuple(needle for needle, _, _, _ in _B64_NEEDLES)
+_LONGEST = max(map(len, _ALL_TEXTS))
 _UTF16_RARE = (b"\x00", b"C")
 
 
@@ -48,12 +58,56 @@ def _present(data: bytes, rare: tuple[bytes, ...], seen: dict[bytes, bool]) -> b
 DENSE = 32
 
 
+@functools.cache
+def _database() -> hyperscan.Database:
+    """Every base64 needle in one Hyperscan database, compiled once per process."""
+    import hyperscan
+
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    db.compile(
+        expressions=[re.escape(text) for text in _ALL_TEXTS],
+        ids=list(range(len(_ALL_TEXTS))),
+        elements=len(_ALL_TEXTS),
+        flags=[hyperscan.HS_FLAG_SINGLEMATCH] * len(_ALL_TEXTS),
+    )
+    return db
+
+
+_scratch = threading.local()  # Hyperscan scratch space is per thread
+
+
+def _needles_present(data: bytes, end: int) -> frozenset[int] | None:
+    """The indexes of the needles in ``data[:end + longest]``, found in one SIMD pass; None
+    where Hyperscan is not there (the rare-byte prefilter and ``bytes.find`` then decide).
+    In source code every needle's rare bytes are present in most chunks, so a pass of
+    ``bytes.find`` per needle would cost more than the whole scan (measured: 0.38 s of a
+    0.9 s scan of a 98 MB source tree)."""
+    if not hyperscan_available():
+        return None
+    import hyperscan
+
+    db = _database()
+    scratch = getattr(_scratch, "space", None)
+    if scratch is None:
+        scratch = _scratch.space = hyperscan.Scratch(db)
+    ids: set[int] = set()
+
+    def seen(needle_id: int, _start: int, _end: int, _flags: int, _ctx: object) -> None:
+        ids.add(needle_id)
+
+    db.scan(data[: end + _LONGEST], match_event_handler=seen, scratch=scratch)
+    return frozenset(ids)
+
+
 def _base64_secrets(data: bytes, end: int, seen: dict[bytes, bool]) -> list[Secret]:
     found: list[Secret] = []
     covered: list[tuple[int, int]] = []  # nested needles: runs decoded whole
     hits = 0
-    for needle, rare, offset, nested in _B64_NEEDLES:
-        if not _present(data, rare, seen):
+    present = _needles_present(data, end)
+    for index, (needle, rare, offset, nested) in enumerate(_B64_NEEDLES):
+        if present is not None and index not in present:
+            continue
+        if present is None and not _present(data, rare, seen):
             continue
         pos = data.find(needle, 0, end + len(needle))
         while pos != -1 and pos < end:
