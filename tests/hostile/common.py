@@ -7,6 +7,7 @@ and no secret in any output.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from pathlib import Path
@@ -60,3 +61,17 @@ def leak(server: HostileServer, tmp_path: Path, guard: SecretGuard, org: str = "
 def states(tmp_path: Path) -> dict[str, str]:
     with open_inventory(tmp_path / "inventory.sqlite3", create=False) as inventory:
         return {e.token_id: e.state for e in inventory.entries()}
+
+
+def ended_in_time(proc: subprocess.CompletedProcess[bytes], seconds: float) -> dict[str, object]:
+    """A faulted ``revoke-leaked --format json`` run: within its deadline, no traceback, and
+    either the deadline's one error line (exit 2, then ``{}``) or exit 1 with one result."""
+    assert seconds < DEADLINE + SLACK
+    assert "Traceback" not in proc.stderr.decode()
+    if proc.returncode == 2:  # the command's deadline passed as a whole
+        assert "deadline" in one_error_line(proc)
+        return {}
+    assert proc.returncode == 1
+    (result,) = json.loads(proc.stdout)["results"]
+    assert isinstance(result, dict)
+    return result
