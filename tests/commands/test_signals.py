@@ -24,6 +24,7 @@ from hygiene.inventory import REVOKED, open_inventory
 from hygiene.revoke.pool import WORKERS
 from hygiene.testing import ControlPlane, RecordedRequest
 from tests.helpers import SecretGuard
+from tests.revoke.conftest import leak_pats
 
 IDS = 200
 RATE, WINDOW = 5, 0.1  # the stand-in allows 5 requests per 0.1 s: 50/s in small bursts
@@ -77,24 +78,8 @@ class Run:
 
 @pytest.fixture
 def run(control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard) -> Run:
-    guard.remember(control_plane.password)
     inventory = tmp_path / "inventory.sqlite3"
-    ids = []
-    with open_inventory(inventory) as inv:
-        for n in range(IDS):
-            pat, value = control_plane.state.create_pat(
-                control_plane.email, "org_main", f"t{n}", ["safes:read"], 30
-            )
-            guard.remember(value)
-            inv.add(
-                pat.token_id,
-                value,
-                name=pat.name,
-                scopes=pat.scopes,
-                expires_at=None,
-                org_id="org_main",
-            )
-            ids.append(pat.token_id)
+    ids = [leak.token_id for leak in leak_pats(control_plane, inventory, guard, IDS)]
     ids_file = tmp_path / "ids.txt"
     ids_file.write_text("\n".join(ids) + "\n", encoding="utf-8")
     arrivals: list[tuple[float, RecordedRequest]] = []
