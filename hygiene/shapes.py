@@ -236,9 +236,11 @@ def is_low_entropy(core: str) -> bool:
     ``core`` is a value without its prefix. Random values of 8 or more characters fall here
     far less than once in a million.
     """
-    if len(set(core)) <= 2 or any(core == (core[:p] * len(core))[: len(core)] for p in (3, 4)):
-        return True  # two characters, or a unit of three or four repeated: abcabcab, 12341234
     low = core.lower()
+    if len(set(core)) <= 2 or any(low == (low[:p] * len(low))[: len(low)] for p in (2, 3, 4)):
+        # Two characters, or a unit of two to four repeated in any case: abcabcab, 12341234,
+        # idIdIdId (a camelCase identifier of one short word).
+        return True
     # A word and a counter, in one case: token123, TOKEN_42 (not a random mix of cases).
     counted = _WORD_AND_COUNTER.fullmatch(core)
     if counted and (core.islower() or core.isupper()) and is_wordlike(counted.group(1)):
