@@ -336,8 +336,8 @@ def _matches(rule: Rule, text: str, hay: str) -> Iterator[re.Match[str]]:
             yield m
             pos = m.end()
             continue
-        pos = min(ends) - rule.back
-        if (cut := rule.text.match(text, m.start(), min(ends))) is not None:
+        pos = min(ends) - rule.back  # where the next needle's match starts: the cut
+        if (cut := rule.text.match(text, m.start(), pos)) is not None:
             yield cut
 
 

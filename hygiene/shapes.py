@@ -219,9 +219,18 @@ def is_wordlike(value: str) -> bool:
     return (
         good >= 0.85 * size
         and digits * 2 <= size
-        and words <= max(2, letters / 2.5)  # words of 2.5 letters or more, on average
+        and words <= _word_budget(value, letters)
         and _uncommon_pairs_few(pieces)
     )
+
+
+def _word_budget(value: str, letters: int) -> float:
+    """How many words ``value`` may hold: words of 2.5 letters or more on average, at least
+    two in each member of a dotted path (`id.JWTId`); random base62 and base64url values hold
+    no dot."""
+    if "." not in value:
+        return max(2, letters / 2.5)
+    return sum(max(2, sum(c.isalpha() for c in part) / 2.5) for part in value.split("."))
 
 
 def _consecutive(chars: str) -> bool:

@@ -9,7 +9,10 @@ from hygiene.detection import ALLOW_MARKERS, PAT_PREFIX, is_placeholder, is_repo
 PAT_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 CRED_ALPHABET = PAT_ALPHABET + ".~+/="
 
-pat_bodies = st.text(PAT_ALPHABET, min_size=8, max_size=64).filter(lambda b: not is_placeholder(b))
+# A body holding the prefix is two PATs glued together (each reported on its own).
+pat_bodies = st.text(PAT_ALPHABET, min_size=8, max_size=64).filter(
+    lambda b: not is_placeholder(b) and PAT_PREFIX not in b
+)
 pats = pat_bodies.map(lambda body: PAT_PREFIX + body)
 
 bearer_credentials = (
@@ -99,15 +102,23 @@ def _join_words(words: list[str], style: str) -> str:
     return "-".join(w.capitalize() for w in words)  # Header-Case
 
 
+def _acronym_after(acronym: str, style: str) -> str:
+    """An acronym after the words, joined as the style joins words (`ACCESS_TOKEN_JWT`)."""
+    if not acronym or style in ("camel", "pascal"):
+        return acronym
+    return {"snake": "_" + acronym.lower(), "upper": "_" + acronym}.get(style, "-" + acronym)
+
+
 # camelCase, PascalCase, snake_case, UPPER_CASE and Header-Case identifiers, some with an
-# acronym (`JWTTokenAuth`, `AccessTokenTTL`).
+# acronym (`JWTTokenAuth`, `AccessTokenTTL`). Words differ, as in names people write: `JWTIdIdId`
+# is no name, and reads as four pieces of two letters, the way random values split.
 identifiers = st.builds(
     lambda words, style, acronym, where: (
         acronym + _join_words(words, "pascal")
         if where == "front" and acronym
-        else _join_words(words, style) + (acronym if where == "back" else "")
+        else _join_words(words, style) + (_acronym_after(acronym, style) if where == "back" else "")
     ),
-    st.lists(_word, min_size=1, max_size=4),
+    st.lists(_word, min_size=1, max_size=4, unique=True),
     st.sampled_from(["camel", "pascal", "snake", "upper", "header"]),
     st.sampled_from(("", *_ACRONYMS)),
     st.sampled_from(["front", "back", "none"]),
