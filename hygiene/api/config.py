@@ -7,7 +7,7 @@ import ipaddress
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 from hygiene.api.auth import check_bearer
@@ -106,6 +106,13 @@ def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Conf
 
     ``prompt`` is given only when a terminal is attached (see :func:`tty_prompt`).
     """
+    return ask_password(read_config(env, can_ask=prompt is not None), prompt)
+
+
+def read_config(env: Mapping[str, str], *, can_ask: bool) -> Config:
+    """``AIC_*`` from ``env``, checked, without asking anything: the password stays None
+    when it is missing and ``can_ask`` (:func:`ask_password` asks it later, so a command can
+    put its yes/no question first and check everything else before either)."""
     base_url = service_url(env)
     org_id = env.get("AIC_ORG_ID", "").strip() or None
     deadline = read_deadline(env)
@@ -117,25 +124,36 @@ def load_config(env: Mapping[str, str], *, prompt: Prompt | None = None) -> Conf
     if not email:
         raise UsageError("set AIC_EMAIL and AIC_PASSWORD (or AIC_TOKEN) to reach the service")
     password = env.get("AIC_PASSWORD") or None
-    if password is None and prompt is not None:
-        password = prompt(f"Password for {email}: ") or None
-    if password is None:
+    if password is None and not can_ask:
         raise UsageError("AIC_PASSWORD is not set and no terminal is attached to ask for it")
     return Config(base_url, email=email, password=password, org_id=org_id, deadline=deadline)
 
 
-def tty_prompt(stdin_is_tty: bool) -> Prompt | None:
-    """``getpass.getpass`` (no echo) when a terminal is attached, else None."""
-    return getpass.getpass if stdin_is_tty else None
+def ask_password(config: Config, prompt: Prompt | None) -> Config:
+    """``config`` with the password ``prompt`` gives when it has an e-mail and no password."""
+    if config.token is not None or config.password is not None or config.email is None:
+        return config
+    password = prompt(f"Password for {config.email}: ") if prompt is not None else None
+    if not password:
+        raise UsageError(f"no password given for {config.email}")
+    return replace(config, password=password)
+
+
+def tty_prompt(terminal: bool) -> Prompt | None:
+    """``getpass.getpass`` (no echo; it asks on the controlling terminal) when ``terminal``
+    says one is attached, else None."""
+    return getpass.getpass if terminal else None
 
 
 __all__ = [
     "DEADLINE_VAR",
     "Config",
+    "ask_password",
     "check_base_url",
     "is_loopback",
     "load_config",
     "mask_url",
+    "read_config",
     "read_deadline",
     "service_url",
     "tty_prompt",

@@ -19,6 +19,7 @@ from hygiene.api.client import ControlPlaneClient
 from hygiene.api.config import Prompt, tty_prompt
 from hygiene.commands.progress import progress_bar
 from hygiene.commands.signals import trapped
+from hygiene.commands.terminal import can_prompt
 from hygiene.errors import EXIT_ERROR, EXIT_FINDINGS, one_line
 from hygiene.revoke import Interaction, Outcome, RevokeOptions
 from hygiene.revoke import revoke_leaked as run_revoke
@@ -172,7 +173,7 @@ def command(
         interactive=interactive,
         progress=sys.stderr.isatty(),
         confirm=_confirm,
-        prompt=tty_prompt(interactive),
+        prompt=tty_prompt(can_prompt()),
     )
     opts = RevokeOptions(reports, token_ids, ids_from, dry_run, yes, scan)
     with trapped(PROG) as stop:

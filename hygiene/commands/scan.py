@@ -127,6 +127,9 @@ def execute(
         sys.stdout.flush()
     for error in [*result.errors, *([failed] if failed else [])]:
         print(f"hygiene: error: {one_line(error)}", file=sys.stderr)
+    if options.write_baseline and not failed:
+        count = len({f.fingerprint for f in found})
+        _notice(f"baseline written: {count} fingerprint(s) in {options.write_baseline}")
     print(_summary(len(reported), len(found) - len(reported), result), file=sys.stderr)
     if reported and (failed or not options.write_baseline):
         return EXIT_FINDINGS
@@ -147,7 +150,7 @@ def project_settings(config: str | None, no_config: bool) -> Settings:
     return load_settings(path) if path else Settings()
 
 
-@click.command(help="Find leaked pat_AIC_ tokens and bearer credentials in files or git.")
+@click.command()
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--staged", is_flag=True, help="Scan the staged content (the git index).")
 @click.option("--all-files", is_flag=True, help="Scan every file `git ls-files` lists.")
@@ -183,6 +186,17 @@ def command(
     config: str | None,
     no_config: bool,
 ) -> int:
+    """Find leaked pat_AIC_ tokens and bearer credentials in files or git.
+
+    PATH is a file or a folder (scanned recursively, .git/ skipped), or - for standard
+    input; without PATH and without --staged, --all-files or --history, the current folder.
+    Files are read as bytes, whatever their size or encoding: *.gz, *.bz2 and *.xz are read
+    decompressed, zip-family and tar archives member by member, base64 and UTF-16 text
+    decoded. Findings show masked forms and fingerprints, never a token.
+
+    Exit status: 0 no findings, 1 findings, 2 an error (usage, an unreadable file or
+    settings file; findings still exit 1).
+    """
     settings = project_settings(config, no_config)
     request = ScanRequest(
         paths,

@@ -14,17 +14,26 @@ import click
 from hygiene.api.client import check_days
 from hygiene.api.config import load_config, tty_prompt
 from hygiene.commands.signals import trapped
+from hygiene.commands.terminal import can_prompt
 from hygiene.detection import AIC_PAT, PAT_PREFIX, find_secrets
 from hygiene.errors import EXIT_ERROR, EXIT_OK, InputError, one_line
 from hygiene.inventory import Entry, default_path, open_inventory
 from hygiene.minting import create_token
+from hygiene.testing.state import SCOPES
 
 PROG_CREATE = "hygiene tokens create"
 
 
 @click.group(name="tokens")
 def group() -> None:
-    """Create PATs, register existing ones and list the token inventory."""
+    """Create PATs, register existing ones and list the token inventory.
+
+    The service and who you are come from the environment only: AIC_BASE_URL, AIC_EMAIL and
+    AIC_PASSWORD (asked without echo on a terminal when unset) or AIC_TOKEN, and AIC_ORG_ID
+    (default: your active organization). The inventory is the file HYGIENE_INVENTORY names
+    (default: aic-token-hygiene/inventory.sqlite3 in the user's data folder,
+    ~/.local/share on Linux); it holds fingerprints, never a token.
+    """
 
 
 @group.command()
@@ -35,7 +44,8 @@ def group() -> None:
     multiple=True,
     required=True,
     metavar="SCOPE",
-    help="A scope of the token (repeatable), e.g. safes:read.",
+    help="A scope of the token (repeatable). The stand-in (hygiene fake-server) knows "
+    f"{', '.join(SCOPES)}; the service names its own when given one it does not know.",
 )
 @click.option("--days", type=int, required=True, help="Lifetime in days (at most 180).")
 def create(name: str, scopes: tuple[str, ...], days: int) -> int:
@@ -46,7 +56,7 @@ def create(name: str, scopes: tuple[str, ...], days: int) -> int:
     creates nothing; after, the value is still printed and the session logged out (exit 130).
     """
     check_days(days)
-    config = load_config(os.environ, prompt=tty_prompt(sys.stdin.isatty()))
+    config = load_config(os.environ, prompt=tty_prompt(can_prompt()))
     path = default_path(os.environ)
 
     def show_value(value: str) -> None:
@@ -134,12 +144,29 @@ def _as_json(entry: Entry, now: datetime) -> dict[str, object]:
     }
 
 
-def _as_line(entry: Entry, now: datetime) -> str:
+# The text listing's columns; the last one is free text.
+_HEADER = ("TOKEN ID", "STATE", "EXPIRES", "FINGERPRINT", "NAME [SCOPES]")
+
+
+def _as_row(entry: Entry, now: datetime) -> tuple[str, ...]:
     expiry = entry.expires_at[:10] if entry.expires_at else "-"
-    flag = "  expires soon" if entry.near_expiry(now) else ""
+    flag = "  (expires soon)" if entry.near_expiry(now) else ""
     return (
-        f"{entry.token_id:<22} {entry.current_state(now):<8} {expiry:<10} "
-        f"{entry.fingerprint[:19]}  {entry.name} [{','.join(entry.scopes)}]{flag}"
+        entry.token_id,
+        entry.current_state(now),
+        expiry,
+        entry.fingerprint[:19],
+        f"{entry.name} [{','.join(entry.scopes)}]{flag}",
+    )
+
+
+def _table(rows: list[tuple[str, ...]]) -> str:
+    """Rows under :data:`_HEADER`, each column as wide as its widest cell."""
+    rows = [_HEADER, *rows]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(_HEADER) - 1)]
+    return "\n".join(
+        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
+        for row in rows
     )
 
 
@@ -156,7 +183,7 @@ def list_(fmt: str) -> int:
     if fmt == "json":
         click.echo(json.dumps({"tokens": [_as_json(e, now) for e in entries]}, indent=2))
     elif entries:
-        click.echo("\n".join(_as_line(e, now) for e in entries))
+        click.echo(_table([_as_row(e, now) for e in entries]))
     else:
         click.echo(f"no tokens in {path}", err=True)
     return EXIT_OK

@@ -11,7 +11,14 @@ from pathlib import Path
 from typing import TextIO
 
 from hygiene.api.client import ControlPlaneClient
-from hygiene.api.config import Config, Prompt, load_config, read_deadline, service_url
+from hygiene.api.config import (
+    Config,
+    Prompt,
+    ask_password,
+    read_config,
+    read_deadline,
+    service_url,
+)
 from hygiene.errors import HygieneError, InputError, UsageError, one_line
 from hygiene.inventory import REVOKED as STATE_REVOKED
 from hygiene.inventory import Inventory, default_path, open_inventory
@@ -228,12 +235,17 @@ def revoke_leaked(
     sessions = scanned.sessions
     if opts.dry_run:
         return _dry_run(plan, scanned)
-    config = load_config(env, prompt=talk.prompt) if plan.targets else None
+    # Everything is checked before the question, the password asked after it (as gh does):
+    # a declined run never asked for one.
+    config = read_config(env, can_ask=talk.prompt is not None) if plan.targets else None
     base_url = config.base_url if config is not None else service_url(env) if sessions else ""
     asking = bool(base_url) and talk.interactive and not opts.yes
     if asking and not talk.confirm(_question(plan, sessions, base_url)):
         return Outcome(declined=True)
     talk.stop.check()
+    if config is not None:
+        config = ask_password(config, talk.prompt)
+        talk.stop.check()
     with talk.stop.shield():
         outcome = Outcome(errors=list(scanned.errors))
         if config is not None:

@@ -152,6 +152,7 @@ def test_output_file_and_baseline_round_trip(tmp_path: Path, guard: SecretGuard)
     (tmp_path / "a.txt").write_text(old + "\n")
     first = run_hygiene(guard, "scan", "a.txt", "--write-baseline", "base.json", cwd=tmp_path)
     assert first.returncode == 0
+    assert "hygiene: baseline written: 1 fingerprint(s) in base.json\n" in first.stderr.decode()
     base = json.loads((tmp_path / "base.json").read_text())
     assert base == {"version": 1, "fingerprints": [fingerprint(old)]}
     again = run_hygiene(guard, "scan", "a.txt", "--baseline", "base.json", cwd=tmp_path)

@@ -56,6 +56,30 @@ def test_states_and_near_expiry(tmp_path: Path, guard: SecretGuard) -> None:
     assert revoked.state == REVOKED
 
 
+def test_tokens_list_is_a_table_with_a_header(tmp_path: Path, guard: SecretGuard) -> None:
+    path = tmp_path / "inv.sqlite3"
+    with open_inventory(path) as inventory:
+        inventory.add(
+            "tok_soon", guard.pat(), name="ci", scopes=["safes:read"], expires_at=days_from_now(3)
+        )
+        inventory.add(
+            "tok_a_longer_id", guard.pat(), name="deploy", scopes=[], expires_at=days_from_now(90)
+        )
+    proc = run_hygiene(guard, "tokens", "list", env={"HYGIENE_INVENTORY": str(path)})
+    assert proc.returncode == 0
+    header, *rows = proc.stdout.decode().splitlines()
+    assert header.split() == ["TOKEN", "ID", "STATE", "EXPIRES", "FINGERPRINT", "NAME", "[SCOPES]"]
+    assert [row.split()[:2] for row in rows] == [
+        ["tok_soon", "active"],
+        ["tok_a_longer_id", "active"],
+    ]
+    # Columns line up under the header, whatever the ids' lengths.
+    state_at = header.index("STATE")
+    assert all(row[state_at:].startswith("active") for row in rows)
+    assert rows[0].endswith("ci [safes:read]  (expires soon)")
+    assert rows[1].endswith("deploy []")
+
+
 @pytest.mark.parametrize(
     ("env", "platform", "expected"),
     [
