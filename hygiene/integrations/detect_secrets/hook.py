@@ -6,6 +6,7 @@ What changes against plain ``detect-secrets-hook`` (see notes on detect-secrets 
 * the ``is_indirect_reference`` filter is off, so ``Client(token="pat_AIC_...")`` is found;
 * a baseline naming a plugin file that does not exist is an error (exit 2), where
   detect-secrets would log it and pass having scanned nothing;
+* a pre-commit ``rev:`` pinned to a commit id is not a secret (``--exclude-lines``);
 * ``audit`` on a baseline with custom plugins does not crash (detect-secrets issue #611: the
   secret-type registry is cached before the baseline's plugins are configured).
 
@@ -25,6 +26,11 @@ from hygiene.errors import InputError, UsageError
 
 PLUGIN_NAME = "AicTokenDetector"
 INDIRECT_FILTER = "detect_secrets.filters.heuristic.is_indirect_reference"
+LINE_FILTER = "detect_secrets.filters.regex.should_exclude_line"
+# A pre-commit `rev:` pinned to a commit (`pre-commit autoupdate --freeze`) is a 40-digit git
+# object id, which detect-secrets' hex entropy plugin takes for a secret. Its YAML reader
+# hands filters the line with the value quoted, hence the optional quote.
+REV_PIN_LINE = r"""^\s*rev:\s*["']?[0-9a-f]{40}\b"""
 _MARK = "_aic_patched"
 
 
@@ -45,17 +51,23 @@ def baseline_argument(argv: Sequence[str]) -> str | None:
     return None
 
 
-def check_baseline_plugins(path: str) -> None:
-    """Every plugin file a baseline names must exist (relative ``file://`` paths resolve from
-    the current folder, as detect-secrets resolves them)."""
+def _read_baseline(path: str) -> dict[str, Any]:
+    """The baseline's JSON object; empty when the file is missing (detect-secrets reports a
+    missing baseline itself)."""
     try:
         with open(path, encoding="utf-8") as f:
             doc: Any = json.load(f)
     except FileNotFoundError:
-        return  # detect-secrets reports a missing baseline itself
+        return {}
     except (OSError, ValueError) as exc:
         raise InputError(f"baseline {path} cannot be read: {exc}") from None
-    for plugin in doc.get("plugins_used", []) if isinstance(doc, dict) else []:
+    return doc if isinstance(doc, dict) else {}
+
+
+def check_baseline_plugins(path: str) -> None:
+    """Every plugin file a baseline names must exist (relative ``file://`` paths resolve from
+    the current folder, as detect-secrets resolves them)."""
+    for plugin in _read_baseline(path).get("plugins_used", []):
         location = plugin.get("path") if isinstance(plugin, dict) else None
         if isinstance(location, str) and not os.path.exists(location.removeprefix("file://")):
             raise InputError(
@@ -63,6 +75,25 @@ def check_baseline_plugins(path: str) -> None:
                 "not exist here: nothing would be scanned. Regenerate the baseline with a "
                 "relative path (file://plugins/aic_tokens.py) or drop the entry"
             )
+
+
+def line_exclusions(argv: Sequence[str], baseline: str | None) -> list[str]:
+    """``--exclude-lines`` arguments that skip pre-commit ``rev:`` pins (:data:`REV_PIN_LINE`).
+
+    detect-secrets replaces a baseline's line patterns with those given on the command line,
+    so the baseline's own are passed again beside ours; a user's own ``--exclude-lines``
+    already replace the baseline's, and ours is only added to them.
+    """
+    patterns = [REV_PIN_LINE]
+    given = any(a == "--exclude-lines" or a.startswith("--exclude-lines=") for a in argv)
+    if baseline and not given:
+        for used in _read_baseline(baseline).get("filters_used", []):
+            if isinstance(used, dict) and used.get("path") == LINE_FILTER:
+                kept = used.get("pattern", [])
+                patterns += (
+                    [p for p in kept if isinstance(p, str)] if isinstance(kept, list) else []
+                )
+    return [arg for pattern in patterns for arg in ("--exclude-lines", pattern)]
 
 
 def _patched(function: Callable[..., Any]) -> bool:
@@ -117,7 +148,14 @@ def run_hook(argv: Sequence[str]) -> int:
         check_baseline_plugins(baseline)
     _clear_type_registry_on_configure()
     _ensure_plugin_after_parse()
-    args = ["--plugin", plugin_file(), "--disable-filter", INDIRECT_FILTER, *argv]
+    args = [
+        "--plugin",
+        plugin_file(),
+        "--disable-filter",
+        INDIRECT_FILTER,
+        *line_exclusions(argv, baseline),
+        *argv,
+    ]
     return int(pre_commit_hook.main(args))
 
 

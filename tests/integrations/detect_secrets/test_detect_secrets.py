@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,41 @@ def test_a_baseline_naming_the_plugins_path_of_earlier_releases_still_loads(
     plain = _run(guard, repo, "detect-secrets-hook", "--baseline", ".secrets.baseline", "new.py")
     assert plain.returncode == 1, plain.stderr
     assert SECRET_TYPE in plain.stdout.decode()
+
+
+def _frozen_config(commit: str) -> str:
+    """What `pre-commit autoupdate --freeze` writes: the rev pinned to a commit id."""
+    return (
+        "repos:\n"
+        "  - repo: https://github.com/your-org/aic-token-hygiene\n"
+        f"    rev: {commit}  # frozen: v0.1.0\n"
+        "    hooks:\n"
+        "      - id: aic-token-scan\n"
+    )
+
+
+def test_a_rev_pinned_to_a_commit_is_no_secret_but_the_same_hex_elsewhere_is(
+    git_repo: Path, guard: SecretGuard
+) -> None:
+    commit = secrets.token_hex(20)  # a git object id, as random as one
+    (git_repo / ".pre-commit-config.yaml").write_text(_frozen_config(commit))
+    (git_repo / "settings.yaml").write_text(f"signing_key: {commit}\n")
+    plain = _run(guard, git_repo, "detect-secrets-hook", ".pre-commit-config.yaml")
+    assert plain.returncode == 1  # what users met: the pin taken for a hex secret
+    assert _hook(guard, git_repo, ".pre-commit-config.yaml").returncode == 0
+    assert _hook(guard, git_repo, "settings.yaml").returncode == 1
+
+
+def test_a_baselines_own_line_exclusions_still_apply(git_repo: Path, guard: SecretGuard) -> None:
+    commit = secrets.token_hex(20)  # a git object id, as random as one
+    (git_repo / "clean.py").write_text("x = 1\n")
+    baseline = _run(
+        guard, git_repo, "detect-secrets", "scan", "--exclude-lines", "SKIPME", "clean.py"
+    )
+    (git_repo / ".secrets.baseline").write_bytes(baseline.stdout)
+    (git_repo / "vendored.py").write_text(f'key = "{commit}"  # SKIPME\n')
+    (git_repo / ".pre-commit-config.yaml").write_text(_frozen_config(commit))
+    files = ["vendored.py", ".pre-commit-config.yaml"]
+    ours = _hook(guard, git_repo, "--baseline", ".secrets.baseline", *files)
+    assert ours.returncode == 0, ours.stdout
+    assert (git_repo / ".secrets.baseline").read_bytes() == baseline.stdout
