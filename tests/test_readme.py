@@ -1,11 +1,24 @@
-"""Docs stay honest: the README's opening commands, hook ids, and the changelog format."""
+"""Docs stay honest: the README's opening commands, hook ids, every option and command line,
+where the package is installed from, and the changelog format."""
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import signal
+import socket
+import subprocess
+from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 
+import click
 import yaml  # pre-commit depends on PyYAML, so the test extra has it
+
+from hygiene.cli import cli
+from hygiene.scan.sources.runner import PARALLEL_THRESHOLD
+from tests.helpers import SecretGuard, env_with_scripts
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -43,3 +56,126 @@ def test_changelog_keeps_a_changelog() -> None:
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "Keep a Changelog" in text
     assert "## [Unreleased]" in text
+
+
+def _commands(cmd: click.Command, path: tuple[str, ...]) -> Iterator[tuple[str, click.Command]]:
+    if isinstance(cmd, click.Group):
+        ctx = click.Context(cmd)
+        for name in cmd.list_commands(ctx):
+            sub = cmd.get_command(ctx, name)
+            assert sub is not None
+            yield from _commands(sub, (*path, name))
+    else:
+        yield " ".join(path), cmd
+
+
+def test_every_option_of_every_command_is_in_the_readme() -> None:
+    missing = [
+        f"{name} {opt}"
+        for name, cmd in _commands(cli, ("hygiene",))
+        for param in cmd.params
+        if isinstance(param, click.Option)
+        for opt in param.opts
+        if opt.startswith("--") and opt != "--help" and opt not in README
+    ]
+    assert missing == []
+
+
+def _readme_command_lines() -> Iterator[str]:
+    """Each `hygiene ...` / `revoke-leaked ...` invocation in the README's shell blocks."""
+    for block in re.findall(r"```sh\n(.*?)```", README, flags=re.DOTALL):
+        for line in block.replace("\\\n", " ").splitlines():
+            line = re.sub(r"(^|\s)#.*", "", line).strip()
+            for part in re.split(r"\|\||&&|\|", line):
+                words = part.split("<", 1)[0].strip()  # `< token.txt` is the shell's
+                if words.startswith(("hygiene ", "revoke-leaked ")) or words in ("hygiene",):
+                    yield words
+
+
+def _parse(args: list[str]) -> None:
+    """Parse ``args`` as the CLI would, down to the leaf command (raises click errors). The
+    groups take no options of their own but --help and --version."""
+    cmd: click.Command = cli
+    ctx = click.Context(cli, info_name="hygiene")
+    while isinstance(cmd, click.Group) and args and not args[0].startswith("-"):
+        name, sub, args = cmd.resolve_command(ctx, args)
+        assert sub is not None
+        cmd, ctx = sub, click.Context(sub, info_name=name, parent=ctx)
+    cmd.parse_args(ctx, args)
+
+
+def test_every_command_line_in_the_readme_parses() -> None:
+    lines = list(_readme_command_lines())
+    assert len(lines) >= 25  # the README's examples, not an empty extraction
+    bad = []
+    for line in lines:
+        args = shlex.split(line)
+        # `revoke-leaked` is also `hygiene revoke-leaked`; a `hygiene` line drops its name.
+        args = args if args[0] == "revoke-leaked" else args[1:]
+        try:
+            _parse(args)
+        except click.exceptions.Exit:
+            pass
+        except click.ClickException as exc:
+            bad.append(f"{line}: {exc.format_message()}")
+    assert bad == []
+
+
+def test_installs_come_from_the_repository_at_the_release_tag() -> None:
+    tag = "v" + version("aic-token-hygiene")
+    texts = {
+        "README.md": README,
+        "action.yml": (ROOT / "action.yml").read_text(encoding="utf-8"),
+        **{
+            str(p.relative_to(ROOT)): p.read_text(encoding="utf-8")
+            for p in (ROOT / "examples").rglob("*.yml")
+        },
+    }
+    for name, text in texts.items():
+        for spec in re.findall(r"pip install[^\n`]*aic-token-hygiene[^\n`]*", text):
+            assert "@ git+https://github.com/your-org/aic-token-hygiene@" + tag in spec, name
+        for ref in re.findall(r"aic-token-hygiene@([\w.<>-]+)", text):
+            assert ref == tag, f"{name}: {ref}"
+        assert "<org>" not in text, name
+        assert "<rev>" not in text, name
+
+
+def test_the_readme_worker_threshold_is_the_codes() -> None:
+    megabytes = PARALLEL_THRESHOLD >> 20
+    thresholds = set(re.findall(r"over (\d+) MB\)? use", README))
+    assert thresholds == {str(megabytes)}
+
+
+def _walkthrough() -> str:
+    section = README.split("## Five minutes: leak a token, find it, revoke it\n", 1)[1]
+    return re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)[0]
+
+
+def test_the_five_minute_walkthrough_runs_word_for_word(tmp_path: Path, guard: SecretGuard) -> None:
+    with socket.socket() as s:  # a free port, for the README's 8765
+        s.bind(("127.0.0.1", 0))
+        port = str(s.getsockname()[1])
+    script = _walkthrough().replace("8765", port)
+    proc = subprocess.Popen(
+        ["bash", "-e", "-o", "pipefail", "-c", script],
+        cwd=tmp_path,
+        env=env_with_scripts({"HOME": str(tmp_path)}),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,  # the stand-in is killed with the group, whatever happens
+    )
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+    [token] = (tmp_path / "app.log").read_text().split()
+    guard.remember(token)
+    guard.remember((tmp_path / "demo-password").read_text().strip())
+    guard.capture(out, err, (tmp_path / "leaks.json").read_text())
+    text = out.decode()
+    assert proc.returncode == 0, err.decode()
+    assert "app.log:1:1: aic-pat pat_AIC_…" in text
+    assert "exit status 1: a leak" in text
+    first, second = re.findall(r"^(revoked|not_found)\s+tok_", text, flags=re.MULTILINE)
+    assert (first, second) == ("revoked", "not_found")
+    assert re.search(r"^tok_\S+\s+revoked\s", text, flags=re.MULTILINE)

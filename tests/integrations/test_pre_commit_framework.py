@@ -8,15 +8,21 @@ and try that: it is what a user's ``rev:`` would check out.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.helpers import REPO_ROOT, SecretGuard, console_script, env_with_scripts, git
 
 pytestmark = pytest.mark.slow
+
+RELEASE_TAG = "v" + version("aic-token-hygiene")
+README_REPO = "https://github.com/your-org/aic-token-hygiene"
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +46,12 @@ def project_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "GIT_COMMITTER_NAME": "t",
         "GIT_COMMITTER_EMAIL": "t@example.invalid",
     }
-    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "snapshot", "--no-verify"]):
+    for args in (
+        ["init", "-q"],
+        ["add", "-A"],
+        ["commit", "-qm", "snapshot", "--no-verify"],
+        ["tag", RELEASE_TAG],  # what a release is tagged (the README's `rev:`)
+    ):
         subprocess.run(["git", *args], cwd=snapshot, env=env, check=True, capture_output=True)
     return snapshot
 
@@ -78,3 +89,57 @@ def test_hook_blocks_a_staged_token_and_passes_a_clean_file(
     assert "client.py:1" in out if hook == "aic-token-scan" else "AIC Personal Access Token" in out
     passed = _try_repo(guard, git_repo, project_snapshot, pre_commit_home, hook, "clean.py")
     assert passed.returncode == 0, passed.stdout
+
+
+def _readme_snippet() -> str:
+    """The README's `.pre-commit-config.yaml`, as printed."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    [snippet] = [b for b in re.findall(r"```yaml\n(.*?)```", readme, re.DOTALL) if "repos:" in b]
+    return snippet
+
+
+def _pre_commit(
+    guard: SecretGuard, repo: Path, home: Path, *args: str
+) -> subprocess.CompletedProcess[bytes]:
+    proc = subprocess.run(
+        [console_script("pre-commit"), *args],
+        cwd=repo,
+        capture_output=True,
+        timeout=600,
+        check=False,
+        env=env_with_scripts({"PRE_COMMIT_HOME": str(home)}),
+    )
+    guard.capture(proc.stdout, proc.stderr)
+    return proc
+
+
+def test_the_readme_snippet_works_as_printed_and_autoupdate_moves_it(
+    git_repo: Path, guard: SecretGuard, project_snapshot: Path, pre_commit_home: Path
+) -> None:
+    snippet = _readme_snippet()
+    [repo] = yaml.safe_load(snippet)["repos"]
+    assert (repo["repo"], repo["rev"]) == (README_REPO, RELEASE_TAG)
+    config = git_repo / ".pre-commit-config.yaml"
+    config.write_text(snippet.replace(README_REPO, str(project_snapshot)))
+    (git_repo / "client.py").write_text(f'c = Client(token="{guard.pat()}")\n')
+    git(git_repo, "add", ".")
+    blocked = _pre_commit(guard, git_repo, pre_commit_home, "run", "--files", "client.py")
+    assert blocked.returncode == 1, blocked.stdout
+    assert b"client.py:1:" in blocked.stdout
+    assert b"AIC Personal Access Token" in blocked.stdout
+
+    # A newer release: autoupdate moves the tag; --freeze pins its commit.
+    (project_snapshot / "NEWS").write_text("next release\n")
+    git(project_snapshot, "add", "NEWS")
+    git(project_snapshot, "commit", "-qm", "next", "--no-verify")
+    git(project_snapshot, "tag", "v99.0.0")
+    commit = git(project_snapshot, "rev-parse", "HEAD").strip()
+    assert _pre_commit(guard, git_repo, pre_commit_home, "autoupdate").returncode == 0
+    assert "rev: v99.0.0" in config.read_text()
+    assert _pre_commit(guard, git_repo, pre_commit_home, "autoupdate", "--freeze").returncode == 0
+    assert f"rev: {commit}  # frozen: v99.0.0" in config.read_text()
+    (git_repo / "client.py").write_text("c = Client(token=os.environ['AIC_TOKEN'])\n")
+    git(git_repo, "add", ".")
+    # Both hooks over every file, the frozen pin included: no false alarm on the commit id.
+    clean = _pre_commit(guard, git_repo, pre_commit_home, "run", "--all-files")
+    assert clean.returncode == 0, clean.stdout
