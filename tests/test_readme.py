@@ -3,6 +3,10 @@ where the package is installed from, and the changelog format."""
 
 from __future__ import annotations
 
+import ast
+import contextlib
+import importlib
+import importlib.util
 import os
 import re
 import shlex
@@ -87,7 +91,8 @@ def _readme_command_lines() -> Iterator[str]:
         for line in block.replace("\\\n", " ").splitlines():
             line = re.sub(r"(^|\s)#.*", "", line).strip()
             for part in re.split(r"\|\||&&|\|", line):
-                words = part.split("<", 1)[0].strip()  # `< token.txt` is the shell's
+                # Redirections and `&` are the shell's: `< token.txt`, `>> app.log`.
+                words = re.sub(r"\s[0-9]?(?:<|>>?)\s*\S+|&\s*$", "", part).strip()
                 if words.startswith(("hygiene ", "revoke-leaked ")) or words in ("hygiene",):
                     yield words
 
@@ -167,7 +172,8 @@ def test_the_five_minute_walkthrough_runs_word_for_word(tmp_path: Path, guard: S
     try:
         out, err = proc.communicate(timeout=120)
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):  # `kill %1` may have ended them all
+            os.killpg(proc.pid, signal.SIGKILL)
     [token] = (tmp_path / "app.log").read_text().split()
     guard.remember(token)
     guard.remember((tmp_path / "demo-password").read_text().strip())
@@ -179,3 +185,20 @@ def test_the_five_minute_walkthrough_runs_word_for_word(tmp_path: Path, guard: S
     first, second = re.findall(r"^(revoked|not_found)\s+tok_", text, flags=re.MULTILINE)
     assert (first, second) == ("revoked", "not_found")
     assert re.search(r"^tok_\S+\s+revoked\s", text, flags=re.MULTILINE)
+
+
+def test_every_python_snippet_compiles_and_imports_what_exists() -> None:
+    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
+    assert len(blocks) >= 10
+    missing = []
+    for block in blocks:
+        tree = ast.parse(block)  # a SyntaxError names the snippet's line
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("hygiene"):
+                module = importlib.import_module(node.module or "")
+                for alias in node.names:
+                    if not hasattr(module, alias.name) and not importlib.util.find_spec(
+                        f"{node.module}.{alias.name}"
+                    ):
+                        missing.append(f"{node.module}.{alias.name}")
+    assert missing == []
