@@ -136,19 +136,23 @@ def _nested(decoded: bytes) -> list[Secret]:
     return found
 
 
+# The header that starts a base64 part (any case): callers holding a faster search for this
+# literal (one SIMD pass for many needles) pass ``checked`` to :func:`mime_secrets`.
+MIME_HEADER = b"content-transfer-encoding"
 _MIME_PART = re.compile(rb"(?i:content-transfer-encoding):[ \t]*(?i:base64)[ \t]*\r?\n")
 _BLANK_LINE = re.compile(rb"\r?\n\r?\n")
 
 
-def mime_secrets(data: bytes, end: int, depth: int = 1) -> list[Secret]:
+def mime_secrets(data: bytes, end: int, depth: int = 1, *, checked: bool = False) -> list[Secret]:
     """PATs in the base64 parts of e-mail (MIME): a part's body is read across its line
-    breaks, so a needle split by one is not missed."""
+    breaks, so a needle split by one is not missed. ``checked``: the caller saw
+    :data:`MIME_HEADER` in ``data`` (the quick tests here are then skipped)."""
     found: list[Secret] = []
-    # Two memchr-speed tests before the case-insensitive header search (code mentions base64
-    # often; a MIME header is rare): `Content-Transfer-Encoding` in its usual spellings.
-    if b"ase64" not in data and b"ASE64" not in data:
-        return found
-    if b"ransfer-" not in data and b"RANSFER-" not in data:
+    # Quick tests before the case-insensitive header search (code mentions base64 often; a
+    # MIME header is rare): `Content-Transfer-Encoding` in its usual spellings. Each `in` is a
+    # full pass over the buffer (measured: 90 us of the 125 us a 64 KiB chunk of a log costs),
+    # so the embedded hook finds the header in its Hyperscan pass instead where it can.
+    if not checked and not _may_be_mime(data):
         return found
     for header in _MIME_PART.finditer(data, 0, end):
         blank = _BLANK_LINE.search(data, header.start(), end)
@@ -169,6 +173,12 @@ _MASK = bytes(
     ord("A") if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/_-") else ord(".")
     for b in range(256)
 )
+
+
+def _may_be_mime(data: bytes) -> bool:
+    if b"ase64" not in data and b"ASE64" not in data:
+        return False
+    return b"ransfer-" in data or b"RANSFER-" in data
 
 
 def by_runs(data: bytes, end: int, needles: tuple[bytes, ...], depth: int = 1) -> list[Secret]:
@@ -253,6 +263,7 @@ def window_secrets(
 
 
 __all__ = [
+    "MIME_HEADER",
     "NEEDLES",
     "NESTED_NEEDLES",
     "SHORTEST",
