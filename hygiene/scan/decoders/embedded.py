@@ -101,8 +101,10 @@ def _needles_present(data: bytes, end: int) -> frozenset[int] | None:
     def seen(needle_id: int, _start: int, _end: int, _flags: int, _ctx: object) -> None:
         ids.add(needle_id)
 
-    # A view, not a slice: no copy of the buffer.
-    db.scan(memoryview(data)[: end + _LONGEST], match_event_handler=seen, scratch=scratch)
+    # A view, not a slice: no copy of the buffer (Hyperscan reads any buffer; its stubs say
+    # str or bytes).
+    view = memoryview(data)[: end + _LONGEST]
+    db.scan(view, match_event_handler=seen, scratch=scratch)  # type: ignore[type-var]
     return frozenset(ids)
 
 
