@@ -3,8 +3,8 @@ positional (so lines can move and merges do not conflict)."""
 
 from __future__ import annotations
 
-import json
 import re
+import types
 from collections.abc import Iterable
 
 from hygiene.atomic import write_atomically
@@ -14,11 +14,17 @@ BASELINE_VERSION = 1
 _FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
 
 
+def _json() -> types.ModuleType:
+    import json  # here: a scan without a baseline never needs it
+
+    return json
+
+
 def load_baseline(path: str) -> frozenset[str]:
     """The fingerprints listed in the baseline at ``path``; anything malformed is an error."""
     try:
         with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+            doc = _json().load(f)
     except OSError as exc:
         raise InputError(f"baseline {path}: {exc.strerror or exc}") from None
     except (ValueError, UnicodeDecodeError):
@@ -36,7 +42,7 @@ def load_baseline(path: str) -> frozenset[str]:
 def render_baseline(fingerprints: Iterable[str]) -> str:
     """The baseline document for ``fingerprints`` (sorted, deduplicated)."""
     doc = {"version": BASELINE_VERSION, "fingerprints": sorted(set(fingerprints))}
-    return json.dumps(doc, indent=2) + "\n"
+    return _json().dumps(doc, indent=2) + "\n"
 
 
 def write_baseline(path: str, fingerprints: Iterable[str]) -> None:
