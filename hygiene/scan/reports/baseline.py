@@ -4,7 +4,6 @@ positional (so lines can move and merges do not conflict)."""
 from __future__ import annotations
 
 import re
-import types
 from collections.abc import Iterable
 
 from hygiene.atomic import write_atomically
@@ -14,17 +13,13 @@ BASELINE_VERSION = 1
 _FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
 
 
-def _json() -> types.ModuleType:
-    import json  # here: a scan without a baseline never needs it
-
-    return json
-
-
 def load_baseline(path: str) -> frozenset[str]:
     """The fingerprints listed in the baseline at ``path``; anything malformed is an error."""
+    import json  # here, as in render_baseline: a scan without a baseline never needs it
+
     try:
         with open(path, encoding="utf-8") as f:
-            doc = _json().load(f)
+            doc = json.load(f)
     except OSError as exc:
         raise InputError(f"baseline {path}: {exc.strerror or exc}") from None
     except (ValueError, UnicodeDecodeError):
@@ -42,7 +37,9 @@ def load_baseline(path: str) -> frozenset[str]:
 def render_baseline(fingerprints: Iterable[str]) -> str:
     """The baseline document for ``fingerprints`` (sorted, deduplicated)."""
     doc = {"version": BASELINE_VERSION, "fingerprints": sorted(set(fingerprints))}
-    return _json().dumps(doc, indent=2) + "\n"
+    import json
+
+    return json.dumps(doc, indent=2) + "\n"
 
 
 def write_baseline(path: str, fingerprints: Iterable[str]) -> None:
