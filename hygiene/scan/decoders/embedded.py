@@ -9,7 +9,6 @@ memchr, so text without base64 or UTF-16 costs a few passes of ``in``.
 from __future__ import annotations
 
 import functools
-import re
 import threading
 from typing import TYPE_CHECKING
 
@@ -64,6 +63,12 @@ def _present(data: bytes, rare: tuple[bytes, ...], seen: dict[bytes, bool]) -> b
 DENSE = 32
 
 
+def _literal(text: bytes) -> bytes:
+    # Every byte as \xHH: Hyperscan reads an expression as a C string, so a NUL (the UTF-16
+    # needle holds several) would end it.
+    return b"".join(b"\\x%02x" % byte for byte in text)
+
+
 @functools.cache
 def _database() -> hyperscan.Database:
     """Every base64 needle in one Hyperscan database, compiled once per process."""
@@ -73,7 +78,7 @@ def _database() -> hyperscan.Database:
     flags = [hyperscan.HS_FLAG_SINGLEMATCH] * len(_TEXTS)
     flags[_MIME_ID] |= hyperscan.HS_FLAG_CASELESS
     db.compile(
-        expressions=[re.escape(text) for text in _TEXTS],
+        expressions=[_literal(text) for text in _TEXTS],
         ids=list(range(len(_TEXTS))),
         elements=len(_TEXTS),
         flags=flags,
