@@ -11,7 +11,7 @@ member; lines and columns count within the member.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -30,7 +30,7 @@ from hygiene.scan.decoders.compressed import Inflater, compression_of
 from hygiene.scan.decoders.embedded import refine
 from hygiene.scan.findings import ScanResult, detection_for
 from hygiene.scan.limits import AllowLines, DecodeLimits
-from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, StreamScanner
+from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, Hit, StreamScanner
 from hygiene.scan.matcher.linecount import Recount
 from hygiene.scan.matcher.needles import NeedleFinder, finder_for
 
@@ -176,10 +176,34 @@ def _plain(walk: _Walk, read: Reader, where: Where, recount: Recount | None) -> 
     )
     found = walk.result.detections
     try:
-        for hit in scanner.scan(read, recount):
+        # An input that ends within its first chunk (most members of an archive) is scanned
+        # in one round: the streaming machinery costs more than the scan of a small member
+        # (measured: the two wheels of the stdlib, 1,500 members, took half a scan's time).
+        first = read(walk.chunk_size)
+        rest = read(walk.chunk_size) if len(first) < walk.chunk_size else None
+        hits: Iterable[Hit]
+        if rest == b"":
+            hits = scanner.scan_whole(first)
+        else:
+            hits = scanner.scan(_prepended([first, rest or b""], read), recount)
+        for hit in hits:
             found.append(detection_for(hit, where.display, member=where.member))
     finally:
         walk.result.bytes += scanner.bytes_read
+
+
+def _prepended(pieces: list[bytes], read: Reader) -> Reader:
+    """``read``, with ``pieces`` (bytes read from it already) given back first."""
+    pending = b"".join(pieces)
+
+    def again(n: int) -> bytes:
+        nonlocal pending
+        if not pending:
+            return read(n)
+        piece, pending = pending[:n], pending[n:]
+        return piece
+
+    return again
 
 
 def _bounded(walk: _Walk, read: Reader, compressed: int, where: Where) -> Reader:
