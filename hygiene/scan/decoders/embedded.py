@@ -37,12 +37,12 @@ _B64_NEEDLES = tuple(
     for n in group
 )
 _ALL_TEXTS = tuple(needle for needle, _, _, _ in _B64_NEEDLES)
-# The Hyperscan pass also looks for the MIME header (any case) and the UTF-16 needle: it saves
-# the mime search's own quick tests (four passes of `in` over every buffer) and the UTF-16
+# The Hyperscan pass also looks for the MIME header's hints and the UTF-16 needle: it saves the
+# mime search's own quick tests (four passes of `in` over every buffer) and the UTF-16
 # candidates' regex pass wherever a buffer holds NUL bytes and a `C` (binary files).
-_MIME_ID = len(_ALL_TEXTS)
-_UTF16_ID = _MIME_ID + 1
-_TEXTS = (*_ALL_TEXTS, b64.MIME_HEADER, utf16.NEEDLE)
+_MIME_IDS = frozenset(range(len(_ALL_TEXTS), len(_ALL_TEXTS) + len(b64.MIME_HINTS)))
+_UTF16_ID = len(_ALL_TEXTS) + len(b64.MIME_HINTS)
+_TEXTS = (*_ALL_TEXTS, *b64.MIME_HINTS, utf16.NEEDLE)
 _LONGEST = max(map(len, _TEXTS))
 _UTF16_RARE = (b"\x00", b"C")
 
@@ -76,7 +76,6 @@ def _database() -> hyperscan.Database:
 
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     flags = [hyperscan.HS_FLAG_SINGLEMATCH] * len(_TEXTS)
-    flags[_MIME_ID] |= hyperscan.HS_FLAG_CASELESS
     db.compile(
         expressions=[_literal(text) for text in _TEXTS],
         ids=list(range(len(_TEXTS))),
@@ -90,8 +89,9 @@ _scratch = threading.local()  # Hyperscan scratch space is per thread
 
 
 def _needles_present(data: bytes, end: int) -> frozenset[int] | None:
-    """The indexes of the needles in ``data[:end + longest]`` (:data:`_MIME_ID`: the MIME
-    header, :data:`_UTF16_ID`: the UTF-16 needle), found in one SIMD pass; None where Hyperscan is not there (the rare-byte prefilter and ``bytes.find`` then decide).
+    """The indexes of the needles in ``data[:end + longest]`` (:data:`_MIME_IDS`: the MIME
+    header's hints, :data:`_UTF16_ID`: the UTF-16 needle), found in one SIMD pass; None where
+    Hyperscan is not there (the rare-byte prefilter and ``bytes.find`` then decide).
     In source code every needle's rare bytes are present in most chunks, so a pass of
     ``bytes.find`` per needle would cost more than the whole scan (measured: 0.38 s of a
     0.9 s scan of a 98 MB source tree)."""
@@ -119,7 +119,7 @@ def _base64_secrets(
     data: bytes, end: int, seen: dict[bytes, bool], present: frozenset[int] | None
 ) -> list[Secret]:
     found: list[Secret] = []
-    if present is not None and present.isdisjoint(range(_MIME_ID)):
+    if present is not None and present.isdisjoint(range(len(_ALL_TEXTS))):
         return found  # no base64 needle: the common case, without a step per needle
     covered: list[tuple[int, int]] = []  # nested needles: runs decoded whole
     hits = 0
@@ -160,7 +160,7 @@ def embedded_secrets(data: bytes, cut: int | None = None) -> list[Secret]:
     found = _base64_secrets(data, end, seen, present)
     if present is None:
         found += b64.mime_secrets(data, end)
-    elif _MIME_ID in present:
+    elif not present.isdisjoint(_MIME_IDS):
         found += b64.mime_secrets(data, end, checked=True)
     if _UTF16_ID in present if present is not None else _present(data, _UTF16_RARE, seen):
         after = 0
