@@ -3,12 +3,15 @@ concatenated members), bzip2, xz. Each is read through a bounded :class:`Inflate
 
 from __future__ import annotations
 
-import bz2
-import lzma
 import zlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from hygiene.scan.decoders.bounds import Budget, DecodeError, check_ratio
+
+if TYPE_CHECKING:  # imported when met: each costs start-up time a plain scan never needs
+    import bz2
+    import lzma
 
 Reader = Callable[[int], bytes]
 
@@ -30,8 +33,19 @@ def _new(kind: str) -> zlib._Decompress | bz2.BZ2Decompressor | lzma.LZMADecompr
     if kind == "gzip":
         return zlib.decompressobj(16 + zlib.MAX_WBITS)
     if kind == "bzip2":
+        import bz2
+
         return bz2.BZ2Decompressor()
+    import lzma
+
     return lzma.LZMADecompressor()
+
+
+def _lzma_error() -> type[Exception]:
+    # Evaluated only while an exception propagates: lzma stays unimported until then.
+    import lzma
+
+    return lzma.LZMAError
 
 
 class Inflater:
@@ -100,7 +114,7 @@ class Inflater:
                 raise DecodeError(f"truncated {self._kind} stream")
             self._input += block
             return self._decompress(size)
-        except (zlib.error, OSError, EOFError, lzma.LZMAError) as exc:
+        except (zlib.error, OSError, EOFError, _lzma_error()) as exc:
             raise DecodeError(f"not a valid {self._kind} stream ({exc})") from None
 
     def _decompress(self, size: int) -> bytes:

@@ -35,7 +35,7 @@ def sniff(head: bytes) -> tuple[str, int] | None:
     if head.startswith(codecs.BOM_UTF16_BE):
         return "utf-16-be", 2
     sample = head[: min(len(head), _SAMPLE) // 2 * 2]
-    if len(sample) < 16:
+    if len(sample) < 16 or b"\x00" not in sample:  # a memchr: most heads hold no NUL
         return None
     even, odd = sample[0::2], sample[1::2]
     for text, zeros, codec in ((even, odd, "utf-16-le"), (odd, even, "utf-16-be")):

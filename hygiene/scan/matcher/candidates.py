@@ -11,6 +11,9 @@ glued to itself) linear and cheap:
   the shortest secret the rule accepts (its keyword, a separator, ``MIN_SECRET_LENGTH``
   characters), no pattern runs there. Where needles are dense, that test runs in C loops
   (``bytes.split``, ``max``, ``itertools.compress``) rather than one Python step per needle.
+* **A buffer that repeats one unit is judged by its first copy** (see
+  :mod:`~hygiene.scan.matcher.periodic`): the needles that stand for the others, with a way
+  to every needle should one of them hold a secret.
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_left
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import accumulate, compress, cycle
 from operator import add, sub
 
 from hygiene.detection import MIN_SECRET_LENGTH, RULES, Rule
 from hygiene.scan.matcher.needles import NeedleFinder, needles_in
+from hygiene.scan.matcher.periodic import period_of, representatives
 
 # Per rule, the fewest bytes from one needle to the next that leave room for a secret: the
 # keyword (back + the shortest needle), a separator for keyword rules, MIN_SECRET_LENGTH.
@@ -38,11 +42,17 @@ ROOM = {
 NO_NEXT = 1 << 62
 
 Candidates = list[tuple[int, int]]  # (needle offset, offset of the rule's next needle)
+# Every candidate of a rule, where the ones given stand for the others (a repeating buffer).
+Expand = Callable[[], Candidates]
 
 
-def candidates(data: bytes, cut: int, finder: NeedleFinder) -> Iterator[tuple[Rule, Candidates]]:
+def candidates(
+    data: bytes, cut: int, finder: NeedleFinder
+) -> Iterator[tuple[Rule, Candidates, Expand | None]]:
     """Per rule, its needles in ``data`` whose match would start before ``cut`` and that have
     room for a secret, each with the offset of the rule's next needle (or :data:`NO_NEXT`).
+    Where the third item is not None, the needles given are representatives: when none holds
+    a secret, neither does any other; else calling it gives every candidate of the rule.
 
     Needles after ``cut`` are located too: they end the matches of the needles before it.
     """
@@ -55,7 +65,7 @@ def candidates(data: bytes, cut: int, finder: NeedleFinder) -> Iterator[tuple[Ru
         by_rule.setdefault(rule, []).append(pos)
     for rule, positions in by_rule.items():
         positions.sort()
-        yield rule, _roomy(rule, positions, cut)
+        yield rule, _roomy(rule, positions, cut), None
 
 
 def _roomy(rule: Rule, positions: list[int], cut: int) -> Candidates:
@@ -123,26 +133,43 @@ def _split_one(rule: Rule, needle: bytes, haystack: bytes, cut: int) -> Candidat
     return _roomy(rule, positions, cut)
 
 
-def _dense(data: bytes, cut: int) -> Iterator[tuple[Rule, Candidates]]:
-    """:func:`candidates` for a buffer holding many needles, by C loops: for a rule with one
-    needle in the buffer, ``bytes.split``; with several, one regex split that collapses each
-    run of needles without room into one match, so only each run's last needle is tested."""
-    lowered = data.lower() if any(rule.caseless for rule in RULES) else None
+def _dense(data: bytes, cut: int) -> Iterator[tuple[Rule, Candidates, Expand | None]]:
+    """:func:`candidates` for a buffer holding many needles: a repeating buffer by its
+    representatives; else by C loops (see :func:`_all_of`)."""
+    lowered = data.lower()
+    period = period_of(data)
+    reps = None if period is None else representatives(data, lowered, cut, period, ROOM, NO_NEXT)
+    if reps is not None:
+        for rule, pairs in reps.items():
+            if pairs:
+                yield rule, pairs, functools.partial(_every, rule, data, lowered, cut)
+        return
     present = needles_in(data, lowered)
     for rule in RULES:
-        haystack = lowered if rule.caseless and lowered is not None else data
         needles = present.get(rule)
-        if not needles:
-            continue
-        if len(needles) == 1:  # the rule's only needle in this buffer
-            pairs = _split_one(rule, needles[0], haystack, cut)
-        else:
-            lasts, nexts = _run_ends(rule, haystack)
-            judged = bisect_left(lasts, cut + rule.back)
-            room = map(ROOM[rule].__le__, map(sub, nexts, lasts[:judged]))
-            pairs = list(compress(zip(lasts, nexts, strict=True), room))
-        if pairs:
-            yield rule, pairs
+        if needles and (pairs := _all_of(rule, tuple(needles), data, lowered, cut)):
+            yield rule, pairs, None
 
 
-__all__ = ["NO_NEXT", "ROOM", "Candidates", "candidates"]
+def _every(rule: Rule, data: bytes, lowered: bytes, cut: int) -> Candidates:
+    haystack = lowered if rule.caseless else data
+    needles = tuple(n for n in rule.needles if n in haystack)
+    return _all_of(rule, needles, data, lowered, cut) if needles else []
+
+
+def _all_of(
+    rule: Rule, needles: tuple[bytes, ...], data: bytes, lowered: bytes, cut: int
+) -> Candidates:
+    """The candidates of ``rule`` in a buffer holding ``needles`` (of the rule's), by C loops:
+    with one needle, ``bytes.split``; with several, one regex split that collapses each run
+    of needles without room into one match, so only each run's last needle is tested."""
+    haystack = lowered if rule.caseless else data
+    if len(needles) == 1:  # the rule's only needle in this buffer
+        return _split_one(rule, needles[0], haystack, cut)
+    lasts, nexts = _run_ends(rule, haystack)
+    judged = bisect_left(lasts, cut + rule.back)
+    room = map(ROOM[rule].__le__, map(sub, nexts, lasts[:judged]))
+    return list(compress(zip(lasts, nexts, strict=True), room))
+
+
+__all__ = ["NO_NEXT", "ROOM", "Candidates", "Expand", "candidates"]

@@ -39,6 +39,7 @@ from hygiene.scan.matcher.candidates import Candidates, candidates
 from hygiene.scan.matcher.fields import field_end, is_sqlite
 from hygiene.scan.matcher.linecount import LineCounter, Recount
 from hygiene.scan.matcher.needles import NeedleFinder, PythonFinder
+from hygiene.scan.matcher.periodic import CONTEXT
 
 # The longest stretch a match (keyword, separators, scheme and credential) can cover.
 WINDOW = MAX_TOKEN_LENGTH + 64
@@ -87,7 +88,7 @@ def safe_cut(data: bytes, cut: int) -> int:
 # A needle's verdict depends only on the bytes from _CONTEXT before its match (room for any
 # lookbehind a pattern may hold) to the rule's next needle: where a chunk holds at least
 # _BATCH needles of a rule, they are grouped by those bytes and each group judged once.
-_CONTEXT = 32
+_CONTEXT = CONTEXT
 _BATCH = 32
 
 
@@ -103,9 +104,14 @@ def _secrets_before(
     SQLite stream, a PAT ends where its row's header says its text field ends; ``refine``
     (the decoders) adds what encodings carry."""
     found: list[Secret] = []
-    for rule, pairs in candidates(data, cut, finder):
-        if pairs:
+    for rule, pairs, expand in candidates(data, cut, finder):
+        if expand is None:
             _judge_needles(data, rule, pairs, found)
+            continue
+        held: list[Secret] = []
+        _judge_needles(data, rule, pairs, held)
+        if held:  # a repeating buffer whose unit holds a secret: every copy is one
+            _judge_needles(data, rule, expand(), found)
     if sqlite:
         found = [_within_field(data, secret) for secret in found]
     if refine is not None:

@@ -3,7 +3,6 @@ positional (so lines can move and merges do not conflict)."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 
@@ -16,6 +15,8 @@ _FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
 
 def load_baseline(path: str) -> frozenset[str]:
     """The fingerprints listed in the baseline at ``path``; anything malformed is an error."""
+    import json  # here, as in render_baseline: a scan without a baseline never needs it
+
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
@@ -36,6 +37,8 @@ def load_baseline(path: str) -> frozenset[str]:
 def render_baseline(fingerprints: Iterable[str]) -> str:
     """The baseline document for ``fingerprints`` (sorted, deduplicated)."""
     doc = {"version": BASELINE_VERSION, "fingerprints": sorted(set(fingerprints))}
+    import json
+
     return json.dumps(doc, indent=2) + "\n"
 
 

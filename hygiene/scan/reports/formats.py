@@ -20,7 +20,6 @@ escapes (``os.fsdecode``). How each format shows them:
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -80,6 +79,12 @@ def sarif_uri(path: str) -> str:
     return quote(raw, safe="/!$&'()*+,;=@~")
 
 
+def _dumps(doc: dict[str, Any]) -> str:
+    import json  # here: a text report (a pre-commit run) never needs it
+
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
 def render_text(findings: Sequence[Finding]) -> str:
     """``PATH:LINE:COLUMN: TYPE MASKED FINGERPRINT12`` per finding (commit-prefixed in history)."""
     lines = []
@@ -123,7 +128,7 @@ def render_json(findings: Sequence[Finding], result: ScanResult) -> str:
             "seconds": round(result.seconds, 3),
         },
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return _dumps(doc)
 
 
 def _rule(type_id: str) -> dict[str, Any]:
@@ -190,7 +195,7 @@ def render_sarif(findings: Sequence[Finding]) -> str:
             }
         ],
     }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return _dumps(doc)
 
 
 def render(fmt: str, findings: Sequence[Finding], result: ScanResult) -> str:

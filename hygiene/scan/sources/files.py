@@ -1,4 +1,4 @@
-"""Files as a source: paths on disk (walked), ``git ls-files``, gzip.
+"""Files as a source: paths on disk (walked), ``git ls-files``, streams read once.
 
 A :class:`FileTarget` names one file to scan: the path shown to the user and the path opened.
 Walking follows the rules users know from ripgrep: ``.git/`` is skipped, symlinked folders are
@@ -8,10 +8,8 @@ not entered (so a symlink loop cannot hang the walk), only regular files are rea
 from __future__ import annotations
 
 import fnmatch
-import gzip
 import os
 import stat
-import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,9 +17,6 @@ from typing import BinaryIO
 
 from hygiene.errors import InputError, UsageError
 from hygiene.gitcmd import git_output
-
-# Errors a corrupt or truncated gzip stream raises while being read.
-GZIP_ERRORS: tuple[type[BaseException], ...] = (gzip.BadGzipFile, EOFError, zlib.error)
 
 
 @dataclass(frozen=True)
@@ -36,10 +31,6 @@ class FileTarget:
     size: int
     stream: bool = False
     fifo: bool = False
-
-    @property
-    def gzipped(self) -> bool:
-        return self.fspath.endswith(".gz")
 
 
 class Excluder:

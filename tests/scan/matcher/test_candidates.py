@@ -73,6 +73,37 @@ def test_dense_and_sparse_paths_find_what_one_by_one_judging_finds(parts: list[s
             assert [(h.secret.start, h.secret.end, h.secret.token) for h in hits] == expected
 
 
+_UNIT_PIECES = st.one_of(
+    _PIECES,
+    _PIECES,
+    _SECRETS,
+    st.sampled_from(["Bearer ", "AWS4-HMAC-SHA256 Credential=", ", Signature=", "x" * 40]),
+    st.text("ab=: \n", max_size=12),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    unit=st.lists(_UNIT_PIECES, min_size=1, max_size=8).map("".join).filter(bool),
+    copies=st.integers(4, 40),
+    skip=st.integers(0, 30),
+    tail=st.integers(0, 30),
+)
+def test_repeating_buffers_find_what_one_by_one_judging_finds(
+    unit: str, copies: int, skip: int, tail: int
+) -> None:
+    # A buffer repeating one unit is judged by its first copies (hygiene.scan.matcher.periodic):
+    # starting inside the unit and ending inside it, as a chunk of a repeating file does, it
+    # must still find exactly what judging every needle finds.
+    whole = unit.encode() * copies
+    data = whole[skip % len(unit) : len(whole) - tail % len(unit)]
+    expected = _reference(data)
+    for finder in (PythonFinder(), DenseFinder()):
+        for chunk in (61, 1 << 20):
+            hits = scan_bytes(data, chunk, finder=finder)
+            assert [(h.secret.start, h.secret.end, h.secret.token) for h in hits] == expected
+
+
 @given(pat=pats, copies=st.integers(1, 6))
 def test_glued_pats_are_each_found_whole(finder: NeedleFinder, pat: str, copies: int) -> None:
     others = [new_pat() for _ in range(copies)]
