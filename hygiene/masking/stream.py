@@ -5,7 +5,8 @@ Reads go through ``os.read``-like calls that return what is available: a file de
 every complete line read is written and flushed at once. A partial last line waits for its end
 (a secret may continue in it), except past ``max_line`` bytes, where it is cut (at a space
 when there is one) so memory stays bounded: the bytes after the cut are look-ahead, so a secret
-across the cut is masked whole, and a token running on past it is dropped to its end.
+across the cut is masked whole; a value running to the end of the look-ahead waits for more
+(up to twice ``max_line``), and only past that is a token running on dropped to its end.
 
 Clean lines are copied as bytes: the block is lowercased once and searched for the hints of
 :mod:`hygiene.masking.text`; only the lines around a hit are decoded (``surrogateescape``, so
@@ -186,9 +187,16 @@ def mask_stream(
             write(mask_block(data[:cut]))
             flush()
         elif len(data) > max_line:
-            out, cut, swallowing = mask_long_line(data, max_line - _KEEP)
+            out, cut, runs_on = mask_long_line(data, max_line - _KEEP)
+            if runs_on and len(data) < 2 * max_line:
+                # A value runs to the end of what was read: read on, so it ends inside the
+                # look-ahead (cutting now would take `Authorization: Be` for a token and
+                # leave the credential after `arer` to the next part, keyless).
+                carry = data
+                continue
             write(out)
             flush()
+            swallowing = runs_on
         carry = data[cut:]
     if carry:
         write(mask_block(carry))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from hygiene.masking.stream import mask_block, mask_line, mask_stream
@@ -68,6 +68,9 @@ def test_an_endless_line_is_cut_in_bounded_pieces_without_splitting_a_token() ->
     st.sampled_from([b" ", b"x", b"password= "]),
     st.sampled_from([1024, 4096]),
 )
+# Found by a 20,000-example run: the cut fell inside `Authorization: Be|arer`, after 1,700 keys
+# whose values were masked as one run reaching the end of what was read.
+@example(offset=17390, kind="session", filler=b"password= ", block=1024)
 def test_no_secret_is_split_at_a_long_line_cut(
     offset: int, kind: str, filler: bytes, block: int
 ) -> None:
