@@ -45,8 +45,11 @@ class GuardedBinary:
             if cut:
                 self._raw.write(mask_block(pending[:cut]))
             elif len(pending) > _MAX_PENDING:
-                out, cut, _ = mask_long_line(pending, _MAX_PENDING - _KEEP)
-                self._raw.write(out)
+                out, cut, runs_on = mask_long_line(pending, _MAX_PENDING - _KEEP)
+                if runs_on and len(pending) < 2 * _MAX_PENDING:
+                    cut = 0  # a value runs to the end of what was written: wait for its end
+                else:
+                    self._raw.write(out)
             self._pending = pending[cut:]
         return len(chunk)
 
@@ -94,7 +97,9 @@ class GuardedText:
 
     def _write_long(self, pending: str) -> int:
         data = pending.encode("utf-8", "surrogatepass")
-        out, used, _ = mask_long_line(data, _MAX_PENDING - _KEEP)
+        out, used, runs_on = mask_long_line(data, _MAX_PENDING - _KEEP)
+        if runs_on and len(data) < 2 * _MAX_PENDING:
+            return 0  # a value runs to the end of what was written: wait for its end
         done = data[:used].decode("utf-8", "surrogatepass")
         self.wrapped.write(out.decode("utf-8", "surrogatepass"))
         return len(done)

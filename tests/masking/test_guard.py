@@ -13,7 +13,7 @@ import time
 import pytest
 
 from hygiene.masking import install
-from hygiene.masking.guard import GuardedText
+from hygiene.masking.guard import GuardedBinary, GuardedText
 from tests.helpers import SecretGuard
 
 SCRIPT = r"""
@@ -160,3 +160,23 @@ def test_long_partial_lines_stay_bounded_and_whole(guard: SecretGuard) -> None:
     guarded.flush()
     guard.capture(sink.getvalue())
     assert "pat_AIC_…" in sink.getvalue()
+
+
+@pytest.mark.parametrize("binary", [False, True])
+@pytest.mark.parametrize("offset", range(66_520, 66_570, 4))  # the first cut: 66,560
+def test_a_cut_never_splits_a_keyword_from_its_credential(
+    guard: SecretGuard, binary: bool, offset: int
+) -> None:
+    # Keys whose values mask as one run, then a credential: wherever the writes end, the cut
+    # must not fall inside `Authorization: Bearer` (found in `hygiene mask`'s long-line cut).
+    session = guard.session_token()
+    text = "password= " * (offset // 10) + f" Authorization: Bearer {session} end " + "y" * 70_000
+    sink = io.BytesIO() if binary else io.StringIO()
+    guarded = GuardedBinary(sink) if binary else GuardedText(sink)  # type: ignore[arg-type]
+    for i in range(0, len(text), 1024):
+        piece = text[i : i + 1024]
+        guarded.write(piece.encode() if binary else piece)  # type: ignore[arg-type]
+    guarded.flush()
+    out = sink.getvalue()
+    guard.capture(out)
+    assert (b"end " if binary else "end ") in out  # type: ignore[operator]
