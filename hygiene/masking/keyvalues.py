@@ -21,6 +21,7 @@ any 64 KB.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
@@ -81,7 +82,8 @@ _DENSE_VALUE: Final = (
 )
 _DENSE: Final = re.compile(rf"({_ENDINGS}[_.-]*{_AFTER_ANY})({_DENSE_VALUE})")
 _DENSE_COOKIE: Final = re.compile(rf"(cookie[_.-]*{_AFTER_ANY})(\S[^\n]*)")  # not from a space
-_UNQUOTED: Final = re.compile(r"""[^\s"'\\,;&)\]}|]*""")
+# An unquoted value: up to its delimiter (text.py: a value that runs on past a masked password).
+UNQUOTED: Final = re.compile(r"""[^\s"'\\,;&)\]}|]*""")
 # A Cookie header runs to the end of its line, or of its line in a repr (`\r\n`).
 _COOKIE: Final = re.compile(r"""[^\r\n\\]*""")
 _SCHEME: Final = re.compile(r"""[A-Za-z][A-Za-z0-9_.-]{0,30}[ \t]+(?=[^\s"'\\,;&)\]}|])""")
@@ -118,12 +120,13 @@ def add_key_spans(text: str, low: str, spans: list[Span]) -> None:
     search = _CANDIDATE.search
     lines = _Lines(text)
     masked = 0  # everything before this is inside a masked value
+    ends = sorted(span[1] for span in spans)  # of the tokens found so far
     m = search(low)
     for _ in range(PRECISE_KEYS):
         if m is None:
             return
         start = _key_start(low, m.start())
-        span = _value_span(text, start, m, lines, masked) if start >= 0 else None
+        span = _value_span(text, start, m, lines, masked, ends) if start >= 0 else None
         resume = m.end("key")
         if span is not None:
             spans.append(span)
@@ -204,13 +207,16 @@ def _key_kind(key: str) -> int:
 
 
 def _value_span(
-    text: str, key_start: int, m: re.Match[str], lines: _Lines, masked: int
+    text: str, key_start: int, m: re.Match[str], lines: _Lines, masked: int, ends: list[int]
 ) -> Span | None:
     start = m.end()
     if start < masked:  # its value is inside one masked already
         return None
     key = text[key_start : m.start("key")]
     kind = _key_kind(key)
+    if kind == _NOT_SENSITIVE and ends:
+        key = _key_after_token(text, key_start, m.start("key"), ends)
+        kind = _key_kind(key) if key else _NOT_SENSITIVE
     if kind == _NOT_SENSITIVE:
         return None
     key_quote, comma, quote = m.group("kq", "comma", "vq")
@@ -224,14 +230,26 @@ def _value_span(
         if kind == _AUTHORIZATION:
             start += _scheme_length(text, start, end)
     elif kind == _PLAIN:
-        end = _UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
+        end = UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
     elif kind == _AUTHORIZATION:
         start += _scheme_length(text, start, line_end)
-        end = _UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
+        end = UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
     else:  # a Cookie header: every pair up to its end
         end = _COOKIE.match(text, start, line_end).end()  # type: ignore[union-attr]
         end = start + len(text[start:end].rstrip())
     return _value_replacement(text, key, start, end, quoted=bool(quote))
+
+
+def _key_after_token(text: str, key_start: int, key_end: int, ends: list[int]) -> str:
+    """The key as a second pass sees it when a token masked in this one ends inside it
+    (``pat_AIC_…`` + ``.password``): the masked form's ``…`` cuts the run there, and a run
+    too long to be a key, or not sensitive as a whole, may end with a sensitive key. Judged
+    here too, so that ``mask()`` is idempotent (it only ever adds a value to mask). "" when
+    no token ends inside the key."""
+    i = bisect.bisect_left(ends, key_end) - 1
+    if i < 0 or ends[i] <= key_start:
+        return ""
+    return text[ends[i] : key_end]
 
 
 def _opens_code(text: str, start: int, m: re.Match[str]) -> bool:

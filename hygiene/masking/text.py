@@ -34,7 +34,7 @@ from typing import Final
 from hygiene import detection as core
 from hygiene.masking.gate import has_hint
 from hygiene.masking.keys import is_masked, safe_masked_form
-from hygiene.masking.keyvalues import add_key_spans
+from hygiene.masking.keyvalues import UNQUOTED, add_key_spans
 from hygiene.masking.spans import Span, splice, without_overlaps
 
 # The core's two PAT rules: plain, then URL-encoded.
@@ -166,7 +166,10 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
         if "basic" in low:
             spans.extend(_basic_spans(text, low, covered, starts))
     if "@" in text and "://" in text:
-        spans.extend(_anchored_spans(text, low, "://", _userinfo_span))
+        passwords = _anchored_spans(text, low, "://", _userinfo_span)
+        if passwords:
+            spans.extend(passwords)
+            return _run_on(text, without_overlaps(spans), {span[0] for span in passwords})
     return without_overlaps(spans)
 
 
@@ -282,6 +285,26 @@ def _userinfo_span(text: str, pos: int) -> Span | None:
     if m is None or is_masked(m.group("pw")):
         return None
     return Span(m.start("pw"), m.end("pw"), core.ELLIPSIS)
+
+
+def _run_on(text: str, spans: list[Span], passwords: set[int]) -> list[Span]:
+    """Spans where a password starting with a value's delimiter is hidden with the value
+    before it (``api_key://u:}@host``: the value ``//u:`` ends at ``}``, the password): on
+    a second pass the delimiter is gone and that value runs on over both masked forms and
+    what follows; so it is all hidden now, as one span, and ``mask()`` stays idempotent."""
+    kept = [spans[0]]
+    for span in spans[1:]:
+        start, end, replacement = span
+        last_start, last_end, _ = kept[-1]
+        if start < last_end or (
+            start == last_end and start in passwords and replacement == core.ELLIPSIS
+        ):
+            if start == last_end or last_end < end:  # (overlaps: within a run-on span)
+                end = max(end, UNQUOTED.match(text, end).end())  # type: ignore[union-attr]
+            kept[-1] = Span(last_start, max(end, last_end), core.ELLIPSIS)
+        else:
+            kept.append(span)
+    return kept
 
 
 def _spans_through_ansi(text: str) -> list[Span]:
