@@ -27,15 +27,15 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import operator
 import re
-from collections.abc import Callable
 from typing import Final
 
 from hygiene import detection as core
 from hygiene.masking.gate import has_hint
 from hygiene.masking.keys import is_masked, safe_masked_form
-from hygiene.masking.keyvalues import UNQUOTED, add_key_spans
-from hygiene.masking.spans import Span, splice, without_overlaps
+from hygiene.masking.keyvalues import PRECISE_KEYS, UNQUOTED, add_key_spans
+from hygiene.masking.spans import Span, splice, split_spans, without_overlaps
 
 # The core's two PAT rules: plain, then URL-encoded.
 _PAT_RULE, _PAT_URLENCODED_RULE = (rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
@@ -53,6 +53,10 @@ _BEARER: Final = re.compile(r"bearer[ \t]+(?P<cred>[a-z0-9._~+/=%\\-]{8,})(?![a-
 _BASIC: Final = re.compile(r"basic[ \t]+(?P<cred>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=._~%…-])")
 _ESCAPE: Final = re.compile(r"\\(?!/)")
 _USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]+)@""")
+# Past PRECISE_KEYS matches in one text (a repeated header), a superset in one regex pass
+# each (spans.split_spans): every credential after `bearer`, every URL password, hidden.
+_BEARER_DENSE: Final = re.compile(r"(bearer[ \t]+)([a-z0-9._~+/=%\\-]{8,})(?![a-z0-9._~+/=%…\\-])")
+_USERINFO_DENSE: Final = re.compile(r"""(://[^/\s:@'"<>]{0,256}:)([^/\s@'"<>]+)(?=@)""")
 _VERDICTS: Final[dict[int, str]] = {}
 _MAX_VERDICTS: Final = 1024
 # The core's two PAT patterns as runs, without their length bound (tokens of any length are
@@ -166,7 +170,7 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
         if "basic" in low:
             spans.extend(_basic_spans(text, low, covered, starts))
     if "@" in text and "://" in text:
-        passwords = _anchored_spans(text, low, "://", _userinfo_span)
+        passwords = _userinfo_spans(text)
         if passwords:
             spans.extend(passwords)
             return _run_on(text, without_overlaps(spans), {span[0] for span in passwords})
@@ -227,16 +231,18 @@ def _urlencoded_pat_spans(text: str) -> list[Span]:
     return found
 
 
-def _anchored_spans(
-    text: str, low: str, hint: str, at: Callable[[str, int], Span | None]
-) -> list[Span]:
+def _userinfo_spans(text: str) -> list[Span]:
     found: list[Span] = []
-    pos = low.find(hint)
-    while pos != -1:
-        span = at(text, pos)
+    pos = text.find("://")
+    for _ in range(PRECISE_KEYS):
+        if pos == -1:
+            return found
+        span = _userinfo_span(text, pos)
         if span is not None:
             found.append(span)
-        pos = low.find(hint, span.end if span is not None else pos + len(hint))
+        pos = text.find("://", span.end if span is not None else pos + 3)
+    if pos != -1:  # past that many URLs, one pass hides every password, masked or not
+        found.extend(split_spans(_USERINFO_DENSE, text, pos, core.ELLIPSIS))
     return found
 
 
@@ -247,7 +253,10 @@ def _inside(pos: int, covered: list[Span], starts: list[int]) -> bool:
 
 def _bearer_spans(text: str, low: str, covered: list[Span], starts: list[int]) -> list[Span]:
     found: list[Span] = []
-    for m in _BEARER.finditer(low):
+    for n, m in enumerate(_BEARER.finditer(low)):
+        if n == PRECISE_KEYS:  # past that many, every credential is hidden unjudged
+            found.extend(split_spans(_BEARER_DENSE, low, m.start(), core.ELLIPSIS))
+            break
         start, end = m.span("cred")
         if _inside(start, covered, starts):
             continue
@@ -292,6 +301,8 @@ def _run_on(text: str, spans: list[Span], passwords: set[int]) -> list[Span]:
     before it (``api_key://u:}@host``: the value ``//u:`` ends at ``}``, the password): on
     a second pass the delimiter is gone and that value runs on over both masked forms and
     what follows; so it is all hidden now, as one span, and ``mask()`` stays idempotent."""
+    if passwords.isdisjoint(map(operator.itemgetter(1), spans)):
+        return spans  # no password right after another span (the usual case: no loop)
     kept = [spans[0]]
     for span in spans[1:]:
         start, end, replacement = span
