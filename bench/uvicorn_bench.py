@@ -14,7 +14,9 @@ The load generator is httpx (an ``AsyncClient`` per server, a few concurrent cli
 keep-alive); rounds alternate between the servers so that load from other processes hits all
 alike. Reported per set-up: median requests/s (wall time) and the server's median CPU time
 per request (``/proc/<pid>/stat``: what masking adds, less exposed to a shared machine's
-noise), each as a ratio to ``plain`` (goal: requests/s at least 0.9x). At the end, the logs
+noise), each as a ratio to ``plain`` (goal: requests/s at least 0.9x). Where the load
+generator cannot keep a server busy (2 shared cores), requests/s measure the client: the
+capacity ratio (plain's CPU per request over this one's) is judged too. At the end, the logs
 are checked: every request has its access line, and no masked log holds a token.
 """
 
@@ -160,12 +162,19 @@ def report(servers: list[Server], count: int, rounds: int) -> None:
     base_cpu = statistics.median(servers[0].cpu_us)
     for server in servers:
         rate, cpu = statistics.median(server.rates), statistics.median(server.cpu_us)
-        line = f"  {server.mode:8} {rate:7.0f} req/s {rate / base_rate:5.3f}x"
-        line += f" | server CPU {cpu:6.0f} us/request {cpu / base_cpu:5.3f}x"
+        # A server that is not busy all the time waits for the client: then requests/s
+        # measure the client, and the capacity (1 / CPU per request) is what masking costs.
+        busy = rate * cpu / 1e6
+        line = f"  {server.mode:8} {rate:7.0f} req/s {rate / base_rate:5.3f}x (server busy {busy:4.0%})"
+        line += f" | server CPU {cpu:6.0f} us/request, capacity {base_cpu / cpu:5.3f}x"
         if server.mode != "plain":
-            line += " ok" if rate / base_rate >= GOAL else " UNDER GOAL"
+            worst = min(rate / base_rate, base_cpu / cpu)
+            line += " ok" if worst >= GOAL else " UNDER GOAL"
         print(line)
-    print(f"  (goal: requests/s at least {GOAL}x plain; logs checked: every line, no token)")
+    print(
+        f"  (goal: requests/s and capacity at least {GOAL}x plain; logs checked: every "
+        "request's access line, no token in a masked log)"
+    )
 
 
 def main() -> None:
