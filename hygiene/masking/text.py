@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import itertools
 import operator
 import re
 from typing import Final
@@ -303,18 +304,20 @@ def _run_on(text: str, spans: list[Span], passwords: set[int]) -> list[Span]:
     what follows; so it is all hidden now, as one span, and ``mask()`` stays idempotent."""
     if passwords.isdisjoint(map(operator.itemgetter(1), spans)):
         return spans  # no password right after another span (the usual case: no loop)
-    kept = [spans[0]]
-    for span in spans[1:]:
-        start, end, replacement = span
-        last_start, last_end, _ = kept[-1]
+    run_end = UNQUOTED.match
+    kept: list[Span] = []
+    last_start, last_end, last_replacement = spans[0]
+    for start, end, replacement in itertools.islice(spans, 1, None):
         if start < last_end or (
             start == last_end and start in passwords and replacement == core.ELLIPSIS
         ):
-            if start == last_end or last_end < end:  # (overlaps: within a run-on span)
-                end = max(end, UNQUOTED.match(text, end).end())  # type: ignore[union-attr]
-            kept[-1] = Span(last_start, max(end, last_end), core.ELLIPSIS)
+            if start == last_end or last_end < end:  # (else within a run-on span already)
+                last_end = max(last_end, run_end(text, end).end())  # type: ignore[union-attr]
+            last_replacement = core.ELLIPSIS
         else:
-            kept.append(span)
+            kept.append(Span(last_start, last_end, last_replacement))
+            last_start, last_end, last_replacement = start, end, replacement
+    kept.append(Span(last_start, last_end, last_replacement))
     return kept
 
 
