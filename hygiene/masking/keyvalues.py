@@ -129,6 +129,8 @@ def add_key_spans(text: str, low: str, spans: list[Span]) -> None:
         if m is None:
             return
         start = _key_start(low, m.start())
+        if start == _TOO_LONG and ends:  # unless a token masked here ends inside the run
+            start = _start_after_token(m.start(), m.start("key"), ends)
         span = _value_span(text, start, m, lines, masked, ends) if start >= 0 else None
         resume = m.end("key")
         if span is not None:
@@ -172,15 +174,18 @@ def _run_start(low: str, pos: int) -> int:
     return lo + len(low[lo:pos].rstrip(_KEY_CHARS))
 
 
+_TOO_LONG: Final = -2
+
+
 def _key_start(low: str, pos: int) -> int:
-    """Where the key holding ``pos`` starts; -1 when it is no key.
+    """Where the key holding ``pos`` starts; -1 when it is no key (``_TOO_LONG``: too long).
 
     Not a key: a run longer than any key, the tail of a masked form (``…xpwd``), which must not
     start a match on a second pass, or an ARN's ``:secret:`` resource type.
     """
     start = _run_start(low, pos)
     if pos - start > _MAX_KEY:
-        return -1
+        return _TOO_LONG
     if start > 0 and low[start - 1] == core.ELLIPSIS:
         end = _KEY_TAIL.match(low, start).end()  # type: ignore[union-attr]  # {0,} always matches
         if end - start <= 4:
@@ -236,6 +241,16 @@ def _value_span(
         end = _COOKIE.match(text, start, line_end).end()  # type: ignore[union-attr]
         end = start + len(text[start:end].rstrip())
     return _value_replacement(text, key, start, end, quoted=bool(quote))
+
+
+def _start_after_token(hint: int, key_end: int, ends: list[int]) -> int:
+    """Where a second pass sees the key ending at ``key_end`` start, in a run too long to be a
+    key that a token masked in this pass cuts (its masked form's ``…``); -1 when none does.
+    (The run holds key characters only from ``_MAX_KEY`` before ``hint`` to ``key_end``.)"""
+    i = bisect.bisect_left(ends, key_end) - 1
+    if i < 0 or ends[i] < hint - _MAX_KEY or key_end - ends[i] > _MAX_KEY:
+        return -1
+    return ends[i]
 
 
 def _key_after_token(text: str, key_start: int, key_end: int, ends: list[int]) -> str:

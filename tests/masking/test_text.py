@@ -298,6 +298,7 @@ def test_every_key_hint_opens_the_gate(hint: str) -> None:
         # A token ending inside a key run too long to be a key: its `…` cuts the run, and
         # the rest (`.1password`) is a key of its own on a second pass.
         "password" * 4 + "pat_AIC_" + "000000012000000.1password:00000000000",
+        "password" * 11 + "pat_AIC_" + "000000000012000000000000000.1password://u:",
     ],
 )
 def test_masking_is_idempotent_where_masked_forms_change_what_follows(text: str) -> None:
@@ -306,8 +307,9 @@ def test_masking_is_idempotent_where_masked_forms_change_what_follows(text: str)
     assert once.count("…") >= 1
 
 
-def test_a_password_after_a_token_in_a_long_run_is_masked() -> None:
-    text = "password" * 4 + "pat_AIC_" + "000000012000000.1password:hunter2hunter2"
+@pytest.mark.parametrize("before", ["password" * 4, "password" * 11, "x" * 70])
+def test_a_password_after_a_token_in_a_long_run_is_masked(before: str) -> None:
+    text = before + "pat_AIC_" + "000000012000000.1password:hunter2hunter2"
     assert "hunter2" not in mask(text)
 
 
