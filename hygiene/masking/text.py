@@ -254,21 +254,28 @@ def _inside(pos: int, covered: list[Span], starts: list[int]) -> bool:
 
 def _bearer_spans(text: str, low: str, covered: list[Span], starts: list[int]) -> list[Span]:
     found: list[Span] = []
-    for n, m in enumerate(_BEARER.finditer(low)):
-        if n == PRECISE_KEYS:  # past that many, every credential is hidden unjudged
-            found.extend(split_spans(_BEARER_DENSE, low, m.start(), core.ELLIPSIS))
-            break
+    m = _BEARER.search(low)
+    for _ in range(PRECISE_KEYS):
+        if m is None:
+            return found
         start, end = m.span("cred")
-        if _inside(start, covered, starts):
-            continue
+        resume = m.end()
         escape = _ESCAPE.search(low, start, end)
         if escape is not None:
-            end = escape.start()
+            end = resume = escape.start()  # what follows the cut may hold a scheme of its own
         cred = text[start:end]
-        if len(cred) < 8 or cred.startswith(core.PAT_PREFIX):
-            continue
-        if core.looks_like_credential(cred.replace("\\/", "/")):
+        if cred.startswith(core.PAT_PREFIX):
+            # The PAT rule masks the token; a second pass reads on after its masked form.
+            resume = _PAT.match(text, start).end()  # type: ignore[union-attr]  # prefix: matches
+        elif (
+            len(cred) >= 8
+            and not _inside(start, covered, starts)
+            and core.looks_like_credential(cred.replace("\\/", "/"))
+        ):
             found.append(Span(start, end, safe_masked_form(cred)))
+        m = _BEARER.search(low, resume)
+    if m is not None:  # past that many, every credential is hidden unjudged
+        found.extend(split_spans(_BEARER_DENSE, low, m.start(), core.ELLIPSIS))
     return found
 
 

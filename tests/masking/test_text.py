@@ -299,6 +299,8 @@ def test_every_key_hint_opens_the_gate(hint: str) -> None:
         # the rest (`.1password`) is a key of its own on a second pass.
         "password" * 4 + "pat_AIC_" + "000000012000000.1password:00000000000",
         "password" * 11 + "pat_AIC_" + "000000000012000000000000000.1password://u:",
+        # A scheme inside a credential the bearer rule leaves to the PAT rule.
+        "Bearer pat_AIC_" + "000000120000001/Bearer 00000012",
     ],
 )
 def test_masking_is_idempotent_where_masked_forms_change_what_follows(text: str) -> None:
