@@ -139,10 +139,32 @@ def _adversarial_inputs() -> dict[str, str]:
     return texts
 
 
+def _more_adversarial_inputs() -> dict[str, str]:
+    """More shapes for mask() alone (the adversarial corpus of `hygiene mask` stays as it was):
+    short values and separators, schemes, URL passwords, JSON nesting, quotes."""
+    size = 64 << 10
+    inputs = {
+        "pwd=a; repeated": "pwd=a;",
+        "password:a, repeated": "password:a,",
+        "token=x password=y": "token=x password=y ",
+        "Authorization: Bearer x lines": "Authorization: Bearer x\n",
+        "bearer <credential> repeated": "bearer abcdefghijk ",
+        "authorization: basic repeated": "authorization: basic ",
+        "URL password repeated": "https://u:p@h ",
+        "://u:}@ repeated": "://u:}@",
+        "api_key://u:}@x repeated": "api_key://u:}@x ",
+        "JSON nesting": '{"password": {"password": ',
+        "Cookie pairs": "Cookie: a=b; ",
+        "escaped quotes": 'password=\\"a\\" ',
+        "byte tuples": "(b'authorization', b'Bearer x') ",
+    }
+    return {k: (v * (size // len(v) + 1))[:size] for k, v in inputs.items()}
+
+
 def bench_mask_calls(runs: int) -> None:
     print(f"mask() on 64 KB adversarial inputs, median of {runs} calls (goal <= {MASK_GOAL_MS} ms)")
     worst = 0.0
-    for name, text in _adversarial_inputs().items():
+    for name, text in {**_adversarial_inputs(), **_more_adversarial_inputs()}.items():
         seconds: list[float] = []
         for _ in range(runs):
             start = time.process_time()
@@ -151,7 +173,7 @@ def bench_mask_calls(runs: int) -> None:
         ms = statistics.median(seconds) * 1e3
         worst = max(worst, ms)
         verdict = "ok" if ms <= MASK_GOAL_MS else "OVER GOAL"
-        print(f"  {name:26} {ms:7.2f} ms {verdict}")
+        print(f"  {name:30} {ms:7.2f} ms {verdict}")
     print(f"  worst {worst:.2f} ms")
 
 
@@ -229,7 +251,7 @@ def _cli_rate(corpus: Path, runs: int) -> tuple[float, float]:
             )
         seconds.append(_child_cpu() - start)
     median = statistics.median(seconds)
-    return median, corpus.stat().st_size / median / 1e6
+    return median, corpus.stat().st_size / max(median, 1e-3) / 1e6
 
 
 def _cat_rate(corpus: Path, runs: int) -> float:
@@ -243,16 +265,21 @@ def _cat_rate(corpus: Path, runs: int) -> float:
 
 
 def bench_cli(megabytes: int, runs: int) -> None:
+    # The start-up (interpreter, imports, Hyperscan databases) is in every figure; shown
+    # apart because on the quick corpus it is a large part of the whole.
+    startup, _ = _cli_rate(Path(os.devnull), runs)
     for corpus, goal in (
         (ensure_corpus(megabytes), CLI_GOAL),
         (ensure_adversarial(16), ADVERSARIAL_GOAL),
     ):
         median, rate = _cli_rate(corpus, runs)
+        size = corpus.stat().st_size
         verdict = "ok" if rate >= goal else "UNDER GOAL"
         print(
-            f"hygiene mask {corpus.name}: {corpus.stat().st_size / 1e6:.0f} MB, median of {runs} "
+            f"hygiene mask {corpus.name}: {size / 1e6:.0f} MB, median of {runs} "
             f"runs {median:.2f} s CPU = {rate:.0f} MB/s (cat: {_cat_rate(corpus, runs):.0f} MB/s; "
-            f"goal >= {goal} MB/s) {verdict}"
+            f"goal >= {goal} MB/s) {verdict}; start-up {startup:.2f} s of it, "
+            f"{size / max(median - startup, 1e-3) / 1e6:.0f} MB/s past it"
         )
 
 

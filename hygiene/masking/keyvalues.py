@@ -21,9 +21,10 @@ any 64 KB.
 
 from __future__ import annotations
 
+import bisect
 import functools
-import itertools
 import re
+import sys
 from typing import Final
 
 from hygiene import detection as core
@@ -34,7 +35,7 @@ from hygiene.masking.keys import (
     is_sensitive_key,
     masked_value,
 )
-from hygiene.masking.spans import Span, alternation
+from hygiene.masking.spans import Span, alternation, split_spans
 
 _KEY_CHARS: Final = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
 _MAX_KEY: Final = 64
@@ -69,6 +70,9 @@ _DENSE_UNQUOTED: Final = (
     r"""[^\s"'\\,;&)\]}|]+"""
     r"""(?:(?=[ \t])(?<=[a-z0-9_.-])(?<![^\s"'\\,;&)\]}|]{32})[ \t]+[^\s"'\\,;&)\]}|]+)?"""
 )
+# The links' repeat is possessive where `re` has it (3.11): nothing after it ever needs it to
+# give back, and a plain repeat keeps state per link (40% of a 64 KB `Authorization: ` run).
+_POSSESSIVE: Final = "++" if sys.version_info >= (3, 11) else "+"
 _DENSE_VALUE: Final = (
     rf"""(?:(?<=["'])[^\n]+|{_DENSE_UNQUOTED}"""
     # A key at the end of an unquoted value may have a value of its own after it
@@ -77,11 +81,12 @@ _DENSE_VALUE: Final = (
     # (entering it costs more than the rest of a short value).
     rf"""(?:(?=[\\"' \t,])(?:(?:(?:{_QUOTE})?[ \t]*(?:=>|[:=]|,[ \t]*b?(?={_QUOTE}))"""
     rf"""|(?<=[:=>])(?=[ \t"'\\]))[ \t]*(?:[bfru]{{1,2}}(?={_QUOTE}))?(?:{_QUOTE})?"""
-    rf"""(?:(?<=["'])[^\n]*|{_DENSE_UNQUOTED}))+)?)"""
+    rf"""(?:(?<=["'])[^\n]*|{_DENSE_UNQUOTED})){_POSSESSIVE})?)"""
 )
 _DENSE: Final = re.compile(rf"({_ENDINGS}[_.-]*{_AFTER_ANY})({_DENSE_VALUE})")
 _DENSE_COOKIE: Final = re.compile(rf"(cookie[_.-]*{_AFTER_ANY})(\S[^\n]*)")  # not from a space
-_UNQUOTED: Final = re.compile(r"""[^\s"'\\,;&)\]}|]*""")
+# An unquoted value: up to its delimiter (text.py: a value that runs on past a masked password).
+UNQUOTED: Final = re.compile(r"""[^\s"'\\,;&)\]}|]*""")
 # A Cookie header runs to the end of its line, or of its line in a repr (`\r\n`).
 _COOKIE: Final = re.compile(r"""[^\r\n\\]*""")
 _SCHEME: Final = re.compile(r"""[A-Za-z][A-Za-z0-9_.-]{0,30}[ \t]+(?=[^\s"'\\,;&)\]}|])""")
@@ -118,12 +123,15 @@ def add_key_spans(text: str, low: str, spans: list[Span]) -> None:
     search = _CANDIDATE.search
     lines = _Lines(text)
     masked = 0  # everything before this is inside a masked value
+    ends = sorted(span[1] for span in spans)  # of the tokens found so far
     m = search(low)
     for _ in range(PRECISE_KEYS):
         if m is None:
             return
         start = _key_start(low, m.start())
-        span = _value_span(text, start, m, lines, masked) if start >= 0 else None
+        if start == _TOO_LONG and ends:  # unless a token masked here ends inside the run
+            start = _start_after_token(m.start(), m.start("key"), ends)
+        span = _value_span(text, start, m, lines, masked, ends) if start >= 0 else None
         resume = m.end("key")
         if span is not None:
             spans.append(span)
@@ -142,13 +150,8 @@ def _dense_spans(low: str, pos: int, spans: list[Span]) -> None:
     cookie header runs to the end of its line, an unquoted value takes a word before it
     (``Bearer``) and runs on over a key at its end that has a value of its own
     (``token=xpassword"="...``); all become ``…``."""
-    tail = low[pos:]
     for rule in (_DENSE, _DENSE_COOKIE):
-        # split() cuts the text around each key and value in C: [before, key, value, ...];
-        # the value's bounds are running sums of the pieces' lengths, also summed in C.
-        bounds = list(itertools.accumulate(map(len, rule.split(tail)), initial=pos))
-        found = zip(bounds[2::3], bounds[3::3], itertools.repeat(core.ELLIPSIS))
-        spans.extend(found)  # type: ignore[arg-type]  # plain tuples: what a Span is
+        spans.extend(split_spans(rule, low, pos, core.ELLIPSIS))
 
 
 class _Lines:
@@ -171,15 +174,18 @@ def _run_start(low: str, pos: int) -> int:
     return lo + len(low[lo:pos].rstrip(_KEY_CHARS))
 
 
+_TOO_LONG: Final = -2
+
+
 def _key_start(low: str, pos: int) -> int:
-    """Where the key holding ``pos`` starts; -1 when it is no key.
+    """Where the key holding ``pos`` starts; -1 when it is no key (``_TOO_LONG``: too long).
 
     Not a key: a run longer than any key, the tail of a masked form (``…xpwd``), which must not
     start a match on a second pass, or an ARN's ``:secret:`` resource type.
     """
     start = _run_start(low, pos)
     if pos - start > _MAX_KEY:
-        return -1
+        return _TOO_LONG
     if start > 0 and low[start - 1] == core.ELLIPSIS:
         end = _KEY_TAIL.match(low, start).end()  # type: ignore[union-attr]  # {0,} always matches
         if end - start <= 4:
@@ -204,13 +210,16 @@ def _key_kind(key: str) -> int:
 
 
 def _value_span(
-    text: str, key_start: int, m: re.Match[str], lines: _Lines, masked: int
+    text: str, key_start: int, m: re.Match[str], lines: _Lines, masked: int, ends: list[int]
 ) -> Span | None:
     start = m.end()
     if start < masked:  # its value is inside one masked already
         return None
     key = text[key_start : m.start("key")]
     kind = _key_kind(key)
+    if kind == _NOT_SENSITIVE and ends:
+        key = _key_after_token(text, key_start, m.start("key"), ends)
+        kind = _key_kind(key) if key else _NOT_SENSITIVE
     if kind == _NOT_SENSITIVE:
         return None
     key_quote, comma, quote = m.group("kq", "comma", "vq")
@@ -224,14 +233,36 @@ def _value_span(
         if kind == _AUTHORIZATION:
             start += _scheme_length(text, start, end)
     elif kind == _PLAIN:
-        end = _UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
+        end = UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
     elif kind == _AUTHORIZATION:
         start += _scheme_length(text, start, line_end)
-        end = _UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
+        end = UNQUOTED.match(text, start, line_end).end()  # type: ignore[union-attr]
     else:  # a Cookie header: every pair up to its end
         end = _COOKIE.match(text, start, line_end).end()  # type: ignore[union-attr]
         end = start + len(text[start:end].rstrip())
     return _value_replacement(text, key, start, end, quoted=bool(quote))
+
+
+def _start_after_token(hint: int, key_end: int, ends: list[int]) -> int:
+    """Where a second pass sees the key ending at ``key_end`` start, in a run too long to be a
+    key that a token masked in this pass cuts (its masked form's ``…``); -1 when none does.
+    (The run holds key characters only from ``_MAX_KEY`` before ``hint`` to ``key_end``.)"""
+    i = bisect.bisect_left(ends, key_end) - 1
+    if i < 0 or ends[i] < hint - _MAX_KEY or key_end - ends[i] > _MAX_KEY:
+        return -1
+    return ends[i]
+
+
+def _key_after_token(text: str, key_start: int, key_end: int, ends: list[int]) -> str:
+    """The key as a second pass sees it when a token masked in this one ends inside it
+    (``pat_AIC_…`` + ``.password``): the masked form's ``…`` cuts the run there, and a run
+    too long to be a key, or not sensitive as a whole, may end with a sensitive key. Judged
+    here too, so that ``mask()`` is idempotent (it only ever adds a value to mask). "" when
+    no token ends inside the key."""
+    i = bisect.bisect_left(ends, key_end) - 1
+    if i < 0 or ends[i] <= key_start:
+        return ""
+    return text[ends[i] : key_end]
 
 
 def _opens_code(text: str, start: int, m: re.Match[str]) -> bool:

@@ -35,7 +35,7 @@ from hygiene.masking.exceptions import mask_exception
 from hygiene.masking.keys import is_sensitive_key
 from hygiene.masking.marks import NO_ARGS, MaskedArgs, is_marked, marked_mapping
 from hygiene.masking.spans import Span, splice
-from hygiene.masking.text import mask, may_hold_secret, secret_spans
+from hygiene.masking.text import mask, secret_spans
 from hygiene.masking.values import mask_value
 from hygiene.masking.views import masked_view
 
@@ -106,10 +106,7 @@ def redact_record(record: logging.LogRecord) -> None:
             except Exception:
                 message = None  # a bad format: the full path renders it safely
             if message is not None:
-                if not may_hold_secret(message):
-                    _last_clean = (record, args, msg)
-                    return
-                spans = secret_spans(message)
+                spans = secret_spans(message)  # its gate first: most messages end there
                 if not spans:
                     _last_clean = (record, args, msg)
                     return

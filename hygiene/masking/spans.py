@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -45,6 +47,19 @@ def without_overlaps(spans: list[Span]) -> list[Span]:
     return kept
 
 
+def split_spans(rule: re.Pattern[str], text: str, pos: int, replacement: str) -> list[Span]:
+    """Every value ``rule`` finds in ``text`` from ``pos`` on, each to become ``replacement``.
+
+    ``rule`` has two groups: what precedes a value, and the value. ``split()`` cuts the text
+    around them in C ([before, prefix, value, ...]); the values' bounds are running sums of
+    the pieces' lengths, also summed in C: no Python work per match (the dense passes, for
+    texts that repeat a key or a scheme thousands of times).
+    """
+    pieces = rule.split(text[pos:] if pos else text)
+    bounds = list(itertools.accumulate(map(len, pieces), initial=pos))
+    return list(zip(bounds[2::3], bounds[3::3], itertools.repeat(replacement)))  # type: ignore[arg-type]  # plain tuples: what a Span is
+
+
 def alternation(words: Iterable[str], between: str = "") -> str:
     """A regex group matching any of ``words`` (lowercase letters), factored as a trie: ``re``
     tries the branches of an alternation one by one, so shared prefixes are tried once (on
@@ -72,4 +87,4 @@ def _branches(node: dict, between: str) -> str:  # type: ignore[type-arg]
     return alternatives[0] if len(alternatives) == 1 else f"(?:{'|'.join(alternatives)})"
 
 
-__all__ = ["Span", "alternation", "splice", "without_overlaps"]
+__all__ = ["Span", "alternation", "splice", "split_spans", "without_overlaps"]

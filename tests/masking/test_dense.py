@@ -4,9 +4,12 @@ and 1 precise candidates so that every generated text takes the dense path."""
 
 from __future__ import annotations
 
+import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -72,3 +75,13 @@ def test_a_cookie_value_of_spaces_is_not_masked_next_to_another_value() -> None:
             once = mask(text)
             assert "……" not in once
             assert mask(once) == once
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="possessive repeats came with 3.11")
+@given(st.lists(st.one_of(_FRAGMENTS, st.text(" \t:=,'\"\\abfru", max_size=4)), max_size=24))
+def test_the_possessive_link_repeat_matches_as_a_plain_one(parts: list[str]) -> None:
+    """The dense rule's links repeat possessively (speed); a plain repeat splits alike."""
+    low = "".join(parts).lower()
+    plain = re.compile(keyvalues._DENSE.pattern.replace("))++)?))", "))+)?))"))
+    assert plain.pattern != keyvalues._DENSE.pattern
+    assert keyvalues._DENSE.split(low) == plain.split(low)

@@ -287,3 +287,64 @@ def test_every_key_hint_opens_the_gate(hint: str) -> None:
         "credential",
     }
     assert _has_key_hint(f"x {hint} y")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A URL's password starting with a value's delimiter (`}` ends `//u:`): the value runs
+        # on over both masked forms on a second pass.
+        "api_key://u:}@=Cookie-and-more-after-it",
+        "api_key://u:}@hostxxxxxxxxxxxxxxxxxxxxxxxx",
+        "password=//u:,@h://v:}@host-and-more-after-it",
+        # A token ending inside a key run too long to be a key: its `…` cuts the run, and
+        # the rest (`.1password`) is a key of its own on a second pass.
+        "password" * 4 + "pat_AIC_" + "000000012000000.1password:00000000000",
+        "password" * 11 + "pat_AIC_" + "000000000012000000000000000.1password://u:",
+        # A scheme inside a credential the bearer rule leaves to the PAT rule.
+        "Bearer pat_AIC_" + "000000120000001/Bearer 00000012",
+    ],
+)
+def test_masking_is_idempotent_where_masked_forms_change_what_follows(text: str) -> None:
+    once = mask(text)
+    assert mask(once) == once
+    assert once.count("…") >= 1
+
+
+@pytest.mark.parametrize("before", ["password" * 4, "password" * 11, "x" * 70])
+def test_a_password_after_a_token_in_a_long_run_is_masked(before: str) -> None:
+    text = before + "pat_AIC_" + "000000012000000.1password:hunter2hunter2"
+    assert "hunter2" not in mask(text)
+
+
+_PAT_PIECES = st.sampled_from(
+    [
+        *("pat_AIC_", "pat%5FAIC%5F", "pat%5fAIC%5f", "AIC", "%5F", "%2d", "%5", "%", "_", "-"),
+        *("a", "Zq9", "x7Kd2", " ", "=", "…", "abcdefgh", "Xk3Lm9Qp"),
+    ]
+)
+
+
+@given(st.lists(_PAT_PIECES, max_size=14).map("".join))
+def test_pat_runs_find_what_the_core_rules_find(text: str) -> None:
+    """mask()'s run patterns (no per-unit alternation) against the core's own PAT rules."""
+    import re
+
+    from hygiene.detection import PAT_PREFIX, masked_form
+    from hygiene.masking import text as masking
+
+    tail = re.compile(r"[A-Za-z0-9_-]*")
+    expected = []
+    for rule in (masking._PAT_RULE, masking._PAT_URLENCODED_RULE):
+        m = rule.text.search(text)
+        while m is not None:
+            end = tail.match(text, m.end()).end()  # type: ignore[union-attr]
+            if rule.accepts(m["cred"]):
+                expected.append((m.start(), end))
+            m = rule.text.search(text, end)
+    masking._VERDICTS.clear()
+    found = masking._pat_spans(text) + masking._urlencoded_pat_spans(text)
+    assert sorted((s[0], s[1]) for s in found) == sorted(expected)
+    for start, end, replacement in masking._pat_spans(text):
+        assert replacement == masked_form(text[start:end])
+        assert replacement.startswith(PAT_PREFIX)
