@@ -226,9 +226,9 @@ def is_wordlike(value: str) -> bool:
 
 def _word_budget(value: str, letters: int) -> float:
     """How many words ``value`` may hold: words of 2.5 letters or more on average, at least
-    two in each member of a dotted path (`id.JWTId`); random base62 and base64url values hold
-    no dot."""
-    if "." not in value:
+    two in each member of a dotted path without digits (`id.JWTId`). Random base62 and
+    base64url values hold no dot; JWTs do, and digits in nearly every segment."""
+    if "." not in value or any(c.isdigit() for c in value):
         return max(2, letters / 2.5)
     return sum(max(2, sum(c.isalpha() for c in part) / 2.5) for part in value.split("."))
 
