@@ -195,6 +195,47 @@ def test_ctrl_c_erases_the_line(tmp_path: Path, guard: SecretGuard) -> None:
     assert "Traceback" not in text
 
 
+def test_sigterm_erases_the_line_and_still_ends_the_process(
+    tmp_path: Path, guard: SecretGuard
+) -> None:
+    with slow_fifo(tmp_path / "feed", _lines(guard, 600), every=0.05):
+        screen = Screen([console_script("hygiene"), "scan", "feed"], _env(), tmp_path)
+        screen.wait_for(lambda text: "scanning: " in text)
+        os.kill(screen.pid, signal.SIGTERM)
+        status = screen.finish()
+    text = screen.text
+    guard.capture(text)
+    assert status == -signal.SIGTERM  # killed by the signal, as without the line
+    drawn, after = text.rsplit(ERASE, 1)
+    assert "scanning: " in drawn
+    assert after == ""
+
+
+def test_verify_on_a_terminal(
+    control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard
+) -> None:
+    state = control_plane.state
+    values = [
+        guard.remember(state.create_pat(control_plane.email, "org_main", f"t{n}", ["x"], 30)[1])
+        for n in range(3)
+    ]
+    (tmp_path / "leaks.env").write_text("".join(f"T{n}={v}\n" for n, v in enumerate(values)))
+    control_plane.switches.delay = 3.0  # every answer: the verification takes 3 s
+    args = [console_script("hygiene"), "scan", "--verify", "leaks.env"]
+    screen = Screen(args, _env(control_plane.env()), tmp_path)
+    status = screen.finish(timeout=60)
+    text = screen.text
+    guard.capture(text)
+    assert status == 1, text
+    frames = re.findall(r"verifying: [^\r\n\x1b]*", text)
+    assert frames, text
+    assert all(re.fullmatch(r"verifying: [0-3]/3 tokens, [\d.]+/s, \d+ s", f) for f in frames)
+    after = text.rsplit(ERASE, 1)[1]
+    assert "verifying:" not in after
+    assert after.count("live") >= 3  # the report, after the erase
+    assert "hygiene scan: 3 findings" in after
+
+
 def test_off_a_terminal_nothing_of_progress_is_written(tmp_path: Path, guard: SecretGuard) -> None:
     _tree(tmp_path / "src", guard)
     with slow_fifo(tmp_path / "feed", _lines(guard, 40), every=0.08):
