@@ -45,9 +45,10 @@ def wanted(stream: TextIO | None) -> bool:
 
 def _width(stream: TextIO) -> int:
     try:
-        return os.get_terminal_size(stream.fileno()).columns
+        columns = os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, OSError, ValueError):
         return 80
+    return columns or 80  # a terminal whose size was never set says 0
 
 
 class Line:

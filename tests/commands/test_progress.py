@@ -326,3 +326,15 @@ def test_only_a_terminal_that_can_rewrite_a_line(monkeypatch: pytest.MonkeyPatch
     assert not wanted(Terminal())
     with drawing(Terminal(), ItemFrames("x", ItemProgress())) as line:
         assert line is None
+
+
+def test_a_terminal_of_unknown_width_is_taken_as_80_columns() -> None:
+    master, slave = pty.openpty()  # no size set: the terminal says 0 columns
+    try:
+        with os.fdopen(os.dup(slave), "w") as stream:
+            line = Line(stream)
+            line.draw("x" * 500)
+            assert line.shown == "x" * 79
+    finally:
+        os.close(slave)
+        os.close(master)
