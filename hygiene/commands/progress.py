@@ -5,19 +5,21 @@ value; nothing for the first couple of seconds; at most ten redraws a second). T
 draws it: only when standard error is a terminal (and ``TERM`` is not ``dumb``), from a quiet
 thread (so a stalled server or a slow pipe still shows the time going by), cut to the
 terminal's width (a wrapped line cannot be rewritten), and erased when the work ends, is
-interrupted (Ctrl-C, SIGTERM) or fails, before the command prints anything else. :func:`say`
-prints a line above it.
+interrupted (Ctrl-C) or fails, before the command prints anything else. :func:`say` prints a
+line above it.
+
+SIGTERM is left as it is (the process ends at once, the line stays): a Python handler would be
+inherited by the scan's forked workers, which ``Pool.terminate`` ends with SIGTERM, and a worker
+blocked where the handler cannot run was seen to hang the scan.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import signal
 import sys
 import threading
 from collections.abc import Iterator
-from types import FrameType
 from typing import TextIO
 
 from hygiene.progress import (
@@ -103,29 +105,6 @@ def erase_first() -> str:
 
 
 @contextlib.contextmanager
-def _erased_on_sigterm(line: Line) -> Iterator[None]:
-    """SIGTERM, where nothing else handles it, still ends the process as SIGTERM does, but
-    erases the line first (Ctrl-C erases it on the way out of :func:`drawing`)."""
-    main = threading.current_thread() is threading.main_thread()
-    if not main or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
-        yield
-        return
-
-    def handler(signum: int, _frame: FrameType | None) -> None:
-        if line.shown:
-            with contextlib.suppress(AttributeError, OSError, ValueError):
-                os.write(line.stream.fileno(), _CLEAR.encode())
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-    signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-@contextlib.contextmanager
 def drawing(stream: TextIO, frames: Frames) -> Iterator[Line | None]:
     """Draw ``frames`` on ``stream`` while the block runs, if ``stream`` is a terminal; the line
     is erased when the block ends, however it ends."""
@@ -145,8 +124,7 @@ def drawing(stream: TextIO, frames: Frames) -> Iterator[Line | None]:
     _active.append(line)
     thread.start()
     try:
-        with _erased_on_sigterm(line):
-            yield line
+        yield line
     finally:
         stopped.set()
         thread.join(1.0)

@@ -195,22 +195,6 @@ def test_ctrl_c_erases_the_line(tmp_path: Path, guard: SecretGuard) -> None:
     assert "Traceback" not in text
 
 
-def test_sigterm_erases_the_line_and_still_ends_the_process(
-    tmp_path: Path, guard: SecretGuard
-) -> None:
-    with slow_fifo(tmp_path / "feed", _lines(guard, 600), every=0.05):
-        screen = Screen([console_script("hygiene"), "scan", "feed"], _env(), tmp_path)
-        screen.wait_for(lambda text: "scanning: " in text)
-        os.kill(screen.pid, signal.SIGTERM)
-        status = screen.finish()
-    text = screen.text
-    guard.capture(text)
-    assert status == -signal.SIGTERM  # killed by the signal, as without the line
-    drawn, after = text.rsplit(ERASE, 1)
-    assert "scanning: " in drawn
-    assert after == ""
-
-
 def test_verify_on_a_terminal(
     control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard
 ) -> None:
