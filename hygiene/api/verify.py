@@ -21,6 +21,7 @@ from hygiene.api.endpoints import MEMBERSHIPS
 from hygiene.api.transport import RetryPolicy
 from hygiene.detection import AIC_PAT, fingerprint
 from hygiene.errors import HygieneError
+from hygiene.progress import ItemProgress
 
 if TYPE_CHECKING:
     from hygiene.scan import Finding, ScanResult
@@ -62,22 +63,30 @@ def verify_tokens(
     transport: httpx.BaseTransport | None = None,
     timeout: float = 10.0,
     deadline: float | None = None,
+    progress: ItemProgress | None = None,
 ) -> dict[str, Liveness]:
     """``{fingerprint: "live" | "dead" | "unknown"}`` for each distinct token.
 
     Raises :class:`~hygiene.errors.UsageError` for a ``base_url`` that is not https (plain
     http only for loopback, or with ``allow_http``). ``timeout`` bounds each check (wall
     clock), ``deadline`` the whole verification: checks not started by then read unknown.
+    ``progress`` counts the answers (an unknown one as failed).
     """
     url = check_base_url(base_url, allow_http)
     unique = {fingerprint(t): t for t in tokens}
     if not unique:
         return {}
+    progress = progress if progress is not None else ItemProgress()
+    progress.total = len(unique)
     policy = _policy(timeout)
     with bearer_client(
         url, transport=transport, policy=policy, timeout=timeout, deadline=deadline
     ) as client:
-        answers = each_concurrently(lambda token: _check(client, token), unique.values())
+        answers = each_concurrently(
+            lambda token: _check(client, token),
+            unique.values(),
+            on_done=lambda answer: progress.item(failed=answer == "unknown"),
+        )
     return dict(zip(unique, answers, strict=True))
 
 
@@ -88,10 +97,14 @@ def verified_findings(
     allow_http: bool = False,
     only_live: bool = False,
     deadline: float | None = None,
+    progress: ItemProgress | None = None,
 ) -> list[Finding]:
-    """The result's findings, PATs marked with their liveness (``only_live``: live ones only)."""
+    """The result's findings, PATs marked with their liveness (``only_live``: live ones only;
+    ``progress``: see :func:`verify_tokens`)."""
     tokens = [d.secret.token for d in result.detections if d.secret.type_id == AIC_PAT]
-    answers = verify_tokens(tokens, base_url, allow_http=allow_http, deadline=deadline)
+    answers = verify_tokens(
+        tokens, base_url, allow_http=allow_http, deadline=deadline, progress=progress
+    )
     marked = [
         dataclasses.replace(f, live=answers.get(f.fingerprint, "unknown"))
         if f.type == AIC_PAT

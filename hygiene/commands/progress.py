@@ -1,126 +1,181 @@
-"""Feedback on long work, on a terminal only: counts, rates and elapsed time, never a secret.
+"""Progress on a terminal: one self-rewriting line on standard error, for long work only.
 
-Nothing is drawn for work that ends within :data:`DELAY` seconds, nor when standard error is
-not a terminal (callers check :func:`wanted`). The line is redrawn in place (``\\r``) at most
-every :data:`EVERY` seconds and erased at the end, so the command's own output stays clean.
+What the line says, and when, is :mod:`hygiene.progress` (counts and rates, never a path or a
+value; nothing for the first couple of seconds; at most ten redraws a second). This module
+draws it: only when standard error is a terminal (and ``TERM`` is not ``dumb``), from a quiet
+thread (so a stalled server or a slow pipe still shows the time going by), cut to the
+terminal's width (a wrapped line cannot be rewritten), and erased when the work ends, is
+interrupted (Ctrl-C) or fails, before the command prints anything else. :func:`say` prints a
+line above it.
+
+SIGTERM is left as it is (the process ends at once, the line stays): a Python handler would be
+inherited by the scan's forked workers, which ``Pool.terminate`` ends with SIGTERM, and a worker
+blocked where the handler cannot run was seen to hang the scan.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
-from typing import Any, TextIO
+from collections.abc import Iterator
+from typing import TextIO
 
-DELAY = 2.0  # seconds before anything is drawn
-EVERY = 0.25  # seconds between redraws
+from hygiene.progress import (
+    EVERY,
+    Frames,
+    ItemFrames,
+    ItemProgress,
+    ScanFrames,
+    ScanProgress,
+    ShowItems,
+    ShowScan,
+)
+
 _CLEAR = "\r\x1b[K"
+_active: list[Line] = []  # the line being drawn, for say()
 
-Tick = Callable[[Any], None]
 
-
-def wanted(stream: TextIO) -> bool:
-    """Progress is shown only on a terminal."""
+def wanted(stream: TextIO | None) -> bool:
+    """Progress is drawn only on a terminal that can rewrite a line."""
     isatty = getattr(stream, "isatty", None)
-    return bool(isatty and isatty())
+    if not (isatty and isatty()):
+        return False
+    return os.environ.get("TERM", "") != "dumb"
 
 
-class Meter:
-    """One line on ``stream``: ``label done/total (rate/s, elapsed)``; ``total`` may be None."""
+def _width(stream: TextIO) -> int:
+    try:
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError):
+        return 80
+    return columns or 80  # a terminal whose size was never set says 0
 
-    def __init__(
-        self,
-        stream: TextIO,
-        label: str,
-        total: int | None = None,
-        *,
-        delay: float | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.stream, self.label, self.total = stream, label, total
-        self.done = 0
-        self._clock = clock
-        self._start = clock()
-        self._delay = DELAY if delay is None else delay
-        self._drawn_at: float | None = None
-        self._lock = threading.Lock()
 
-    def text(self) -> str:
-        elapsed = max(self._clock() - self._start, 1e-9)
-        if self.total is None and not self.done:
-            return f"{self.label}… {elapsed:.0f} s"
-        count = f"{self.done}/{self.total}" if self.total is not None else f"{self.done}"
-        return f"{self.label} {count} ({self.done / elapsed:.1f}/s, {elapsed:.0f} s)"
+class Line:
+    """The one line on ``stream`` that is rewritten in place (``\\r``, erase to its end)."""
 
-    def tick(self, _item: object = None, n: int = 1) -> None:
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.shown = ""
+        # Reentrant: say() may run in a signal handler while the main thread is clearing.
+        self._lock = threading.RLock()
+
+    def _write(self, text: str) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self.stream.write(text)
+            self.stream.flush()
+
+    def draw(self, text: str) -> None:
+        text = text[: max(_width(self.stream) - 1, 10)]
         with self._lock:
-            self.done += n
-        self.draw()
+            if text != self.shown:
+                self._write(_CLEAR + text)
+                self.shown = text
 
-    def draw(self) -> None:
+    def clear(self) -> None:
         with self._lock:
-            now = self._clock()
-            if now - self._start < self._delay:
-                return
-            if self._drawn_at is not None and now - self._drawn_at < EVERY:
-                return
-            self._drawn_at = now
-            with contextlib.suppress(OSError, ValueError):
-                self.stream.write(_CLEAR + self.text())
-                self.stream.flush()
+            if self.shown:
+                self._write(_CLEAR)
+                self.shown = ""
 
-    def close(self) -> None:
+    def above(self, text: str) -> None:
+        """``text`` on a line of its own; the progress line comes back at the next frame."""
         with self._lock:
-            if self._drawn_at is not None:
-                with contextlib.suppress(OSError, ValueError):
-                    self.stream.write(_CLEAR)
-                    self.stream.flush()
-                self._drawn_at = None
+            self.clear()
+            self._write(text + "\n")
 
 
-def progress_bar(stream: TextIO) -> Callable[[str, int], contextlib.AbstractContextManager[Tick]]:
-    """A ``Progress`` for the domain: ``progress(label, total)`` yields ``tick(result)``;
-    a ``total`` of 0 means unknown (elapsed time only)."""
+def say(text: str, stream: TextIO | None = None) -> None:
+    """Print ``text`` on standard error (``stream``), above the progress line if one is drawn."""
+    if _active:
+        _active[-1].above(text)
+    else:
+        print(text, file=stream if stream is not None else sys.stderr, flush=True)
 
-    @contextlib.contextmanager
-    def progress(label: str, total: int) -> Iterator[Tick]:
-        meter = Meter(stream, label, total if total > 0 else None)
-        with _redrawing(meter):
-            yield meter.tick
 
-    return progress
+def erase_first() -> str:
+    """What a signal handler writes (with ``os.write``) before its message: the erase, while a
+    progress line is drawn (the line comes back below the message at the next frame)."""
+    if _active and _active[-1].shown:
+        _active[-1].shown = ""
+        return _CLEAR
+    return ""
 
 
 @contextlib.contextmanager
-def _redrawing(meter: Meter) -> Iterator[None]:
-    # A quiet thread keeps the elapsed time moving while nothing arrives (a slow server).
+def drawing(stream: TextIO, frames: Frames) -> Iterator[Line | None]:
+    """Draw ``frames`` on ``stream`` while the block runs, if ``stream`` is a terminal; the line
+    is erased when the block ends, however it ends."""
+    if not wanted(stream):
+        yield None
+        return
+    line = Line(stream)
     stopped = threading.Event()
 
     def loop() -> None:
         while not stopped.wait(EVERY):
-            meter.draw()
+            text = frames.next()
+            if text is not None:
+                line.draw(text)
 
     thread = threading.Thread(target=loop, name="hygiene-progress", daemon=True)
+    _active.append(line)
     thread.start()
     try:
-        yield
+        yield line
     finally:
         stopped.set()
         thread.join(1.0)
-        meter.close()
+        line.clear()
+        _active.remove(line)
 
 
 @contextlib.contextmanager
-def activity(stream: TextIO | None, label: str) -> Iterator[Meter | None]:
-    """Elapsed time for work that reports no counts (a scan, verification): only on a terminal
-    (``stream`` None or not a terminal: nothing)."""
-    if stream is None or not wanted(stream):
+def scan_progress(stream: TextIO, label: str = "scanning") -> Iterator[ScanProgress | None]:
+    """The counters a scan feeds, drawn on ``stream``; None (nothing to feed) off a terminal."""
+    if not wanted(stream):
         yield None
         return
-    meter = Meter(stream, label)
-    with _redrawing(meter):
-        yield meter
+    progress = ScanProgress()
+    with drawing(stream, ScanFrames(label, progress)):
+        yield progress
 
 
-__all__ = ["DELAY", "Meter", "activity", "progress_bar", "wanted"]
+def scan_bar(stream: TextIO) -> ShowScan:
+    """A :data:`~hygiene.progress.ShowScan` drawing on ``stream``."""
+
+    @contextlib.contextmanager
+    def show(label: str) -> Iterator[ScanProgress]:
+        progress = ScanProgress()
+        with drawing(stream, ScanFrames(label, progress)):
+            yield progress
+
+    return show
+
+
+def item_bar(stream: TextIO, noun: str = "", failed_as: str = "failed") -> ShowItems:
+    """A :data:`~hygiene.progress.ShowItems` drawing on ``stream``: ``show(label, total)``
+    yields the counters of answered items (``total`` 0: not known)."""
+
+    @contextlib.contextmanager
+    def show(label: str, total: int) -> Iterator[ItemProgress]:
+        progress = ItemProgress(total or None)
+        frames = ItemFrames(label, progress, noun, failed_as=failed_as)
+        with drawing(stream, frames):
+            yield progress
+
+    return show
+
+
+__all__ = [
+    "Line",
+    "drawing",
+    "erase_first",
+    "item_bar",
+    "say",
+    "scan_bar",
+    "scan_progress",
+    "wanted",
+]

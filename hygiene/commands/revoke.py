@@ -17,13 +17,14 @@ import click
 
 from hygiene.api.client import ControlPlaneClient
 from hygiene.api.config import Prompt, tty_prompt
-from hygiene.commands.progress import progress_bar
+from hygiene.commands.progress import item_bar, scan_bar
 from hygiene.commands.signals import trapped
 from hygiene.commands.terminal import can_prompt
 from hygiene.errors import EXIT_ERROR, EXIT_FINDINGS, one_line
+from hygiene.progress import no_items, no_scan
 from hygiene.revoke import Interaction, Outcome, RevokeOptions
 from hygiene.revoke import revoke_leaked as run_revoke
-from hygiene.revoke.flow import MakeClient, no_progress
+from hygiene.revoke.flow import MakeClient
 from hygiene.revoke.output import (
     exit_status,
     interrupted_line,
@@ -56,7 +57,8 @@ def _interaction(console: Console, stop: StopRequest) -> Interaction:
         interactive=console.interactive,
         confirm=console.confirm,
         prompt=console.prompt,
-        progress=progress_bar(console.stderr) if console.progress else no_progress,
+        progress=item_bar(console.stderr) if console.progress else no_items,
+        scan_progress=scan_bar(console.stderr) if console.progress else no_scan,
         stop=stop,
     )
 

@@ -10,7 +10,7 @@ that could not be written accepts nothing: findings then exit 1).
 ``--output`` and ``--write-baseline`` are written together: both temporary files first, then
 both renames, so either both files are new or neither changed, and no temporary file stays.
 On a terminal, a scan or a verification that takes more than a couple of seconds shows its
-elapsed time on standard error.
+progress on standard error (counts and rates, erased before anything else is printed).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pathlib import Path
 import click
 
 from hygiene.atomic import write_together
-from hygiene.commands.progress import activity
+from hygiene.commands.progress import item_bar, say, scan_progress
 from hygiene.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, InputError, UsageError, one_line
 from hygiene.scan.findings import Finding, ScanResult
 from hygiene.scan.limits import DecodeLimits
@@ -71,13 +71,14 @@ def _verified(result: ScanResult, options: ReportOptions, env: Mapping[str, str]
     base_url = service_url(env, missing="--verify needs AIC_BASE_URL (the service to ask)")
     allow_http = env.get("AIC_ALLOW_HTTP", "") == "1"  # as service_url() read it
     count = sum(1 for d in result.detections if d.finding.type == "aic-pat")
-    with activity(sys.stderr, f"hygiene scan: verifying {count} token(s)"):
+    with item_bar(sys.stderr, "tokens", "unknown")("verifying", count) as progress:
         return verified_findings(
             result,
             base_url,
             allow_http=allow_http,
             only_live=options.only_live,
             deadline=read_deadline(env),
+            progress=progress,
         )
 
 
@@ -98,8 +99,8 @@ def _write(options: ReportOptions, report: str, found: list[Finding]) -> str | N
 def _scan(request: ScanRequest, keep: bool) -> ScanResult:
     if STDIN in request.paths and sys.stdin is None:
         raise InputError("standard input is closed: nothing to read for PATH -")
-    with activity(sys.stderr, "hygiene scan: scanning"):
-        return run_scan(dataclasses.replace(request, keep_secrets=keep))
+    with scan_progress(sys.stderr) as progress:
+        return run_scan(dataclasses.replace(request, keep_secrets=keep, progress=progress))
 
 
 def execute(
@@ -137,7 +138,7 @@ def execute(
 
 
 def _notice(note: str) -> None:
-    print(f"hygiene: {note}", file=sys.stderr, flush=True)
+    say(f"hygiene: {note}")  # above the progress line, if one is drawn
 
 
 def project_settings(config: str | None, no_config: bool) -> Settings:

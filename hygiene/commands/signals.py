@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
+from hygiene.commands.progress import erase_first
 from hygiene.stopping import StopRequest
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -26,7 +27,7 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 def _say(text: str) -> None:
     # os.write, not print: a handler may run while the main thread is inside print().
     with contextlib.suppress(OSError):
-        os.write(2, text.encode("utf-8", "replace"))
+        os.write(2, (erase_first() + text).encode("utf-8", "replace"))
 
 
 @contextlib.contextmanager

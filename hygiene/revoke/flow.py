@@ -3,9 +3,8 @@ sessions, record. It returns an :class:`Outcome`; showing it is the command laye
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -22,12 +21,14 @@ from hygiene.api.config import (
 from hygiene.errors import HygieneError, InputError, UsageError, one_line
 from hygiene.inventory import REVOKED as STATE_REVOKED
 from hygiene.inventory import Inventory, default_path, open_inventory
+from hygiene.progress import ShowItems, ShowScan, no_items, no_scan
 from hygiene.revoke.inputs import Leak, check_token_id, load_report, parse_ids
 from hygiene.revoke.plan import (
     ALREADY_REVOKED,
     FAILED,
     NOT_FOUND,
     REVOKED,
+    SETTLED,
     WOULD_LOG_OUT,
     WOULD_REVOKE,
     Plan,
@@ -39,18 +40,9 @@ from hygiene.revoke.scanned import STDIN, Scanned, scan_paths
 from hygiene.revoke.sessions import SessionTarget, log_out_all
 from hygiene.stopping import StopRequest, run_bounded
 
-Tick = Callable[[Result], None]
-# progress(label, total): a context in which tick(result) is called once per result.
-Progress = Callable[[str, int], contextlib.AbstractContextManager[Tick]]
 # make_client(config, sleep=...): the sleep ends a worker's waits at once on a stop request.
 MakeClient = Callable[..., ControlPlaneClient]
 LOGOUT_BOUND = 15.0  # seconds the closing logout may take, retries included
-
-
-@contextlib.contextmanager
-def no_progress(_label: str, _total: int) -> Iterator[Tick]:
-    """A :data:`Progress` that shows nothing."""
-    yield lambda _result: None
 
 
 @dataclass(frozen=True)
@@ -73,7 +65,8 @@ class Interaction:
     interactive: bool = False  # a person can answer: confirm, prompt for a password
     confirm: Callable[[str], bool] = lambda _question: True
     prompt: Prompt | None = None
-    progress: Progress = no_progress
+    progress: ShowItems = no_items  # revoking, logging out: counts as answers arrive
+    scan_progress: ShowScan = no_scan  # --scan
     stop: StopRequest = field(default_factory=StopRequest)  # set by the command's signals
 
 
@@ -153,11 +146,11 @@ def _revoke(
         client = make_client(config, sleep=talk.stop.sleep)
         try:
             recorder = Recorder(inventory, outcome.errors)
-            with talk.progress("Revoking", len(plan.targets)) as tick:
+            with talk.progress("revoking", len(plan.targets)) as progress:
 
                 def done(result: Result) -> None:
                     recorder.add(result)
-                    tick(result)
+                    progress.item(failed=result.status not in SETTLED)
 
                 outcome.results = revoke_all(
                     client,
@@ -178,8 +171,12 @@ def _log_out(
 ) -> list[Result]:
     if talk.stop.is_set():
         return [s.result(FAILED, None, "CANCELLED") for s in sessions]
-    with talk.progress("Logging out", len(sessions)) as tick:
-        return log_out_all(sessions, base_url, on_done=tick, stop=talk.stop, deadline=deadline)
+    with talk.progress("logging out", len(sessions)) as progress:
+
+        def done(result: Result) -> None:
+            progress.item(failed=result.status not in SETTLED)
+
+        return log_out_all(sessions, base_url, on_done=done, stop=talk.stop, deadline=deadline)
 
 
 def _question(plan: Plan, sessions: list[SessionTarget], base_url: str) -> str:
@@ -192,7 +189,7 @@ def _question(plan: Plan, sessions: list[SessionTarget], base_url: str) -> str:
 
 
 def _collect(
-    opts: RevokeOptions, env: Mapping[str, str], stdin: TextIO, progress: Progress = no_progress
+    opts: RevokeOptions, env: Mapping[str, str], stdin: TextIO, progress: ShowScan = no_scan
 ) -> tuple[Plan, Scanned]:
     if not (opts.reports or opts.token_ids or opts.ids_from or opts.scan):
         fields = ("reports", "token_ids", "ids_from", "scan")
@@ -202,8 +199,11 @@ def _collect(
         message = "standard input can feed {ids_from} - or {scan} -, not both"
         raise UsageError(message, options=("ids_from", "scan"))
     leaks, ids = gather(opts, stdin)
-    with progress("Scanning", 0) if opts.scan else contextlib.nullcontext():
-        scanned = scan_paths(opts.scan, stdin)
+    if opts.scan:
+        with progress("scanning") as counts:
+            scanned = scan_paths(opts.scan, stdin, counts)
+    else:
+        scanned = Scanned()
     with open_inventory(default_path(env), create=False) as inventory:
         return make_plan([*leaks, *scanned.pats], ids, inventory), scanned
 
@@ -231,7 +231,7 @@ def revoke_leaked(
     is shielded: it stops sending, lets requests in flight finish, logs out and returns what
     happened with ``signum`` set.
     """
-    plan, scanned = _collect(opts, env, talk.stdin, talk.progress)
+    plan, scanned = _collect(opts, env, talk.stdin, talk.scan_progress)
     sessions = scanned.sessions
     if opts.dry_run:
         return _dry_run(plan, scanned)
@@ -263,10 +263,8 @@ __all__ = [
     "LOGOUT_BOUND",
     "Interaction",
     "Outcome",
-    "Progress",
     "RevokeOptions",
     "close_bounded",
     "gather",
-    "no_progress",
     "revoke_leaked",
 ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, TextIO
 
 from hygiene.detection import AIC_PAT, PAT_PREFIX
+from hygiene.progress import ScanProgress
 from hygiene.revoke.inputs import Leak
 from hygiene.revoke.sessions import SessionTarget, session_targets
 from hygiene.scan.request import STDIN, ScanRequest, run_scan
@@ -34,8 +35,11 @@ def _binary(stdin: TextIO) -> BinaryIO:
     return io.BytesIO(stdin.read().encode("utf-8", "surrogateescape"))
 
 
-def scan_paths(paths: Sequence[str], stdin: TextIO) -> Scanned:
-    """Scan ``paths`` (files, folders, ``-``) with the package's scanner, secrets kept in memory.
+def scan_paths(
+    paths: Sequence[str], stdin: TextIO, progress: ScanProgress | None = None
+) -> Scanned:
+    """Scan ``paths`` (files, folders, ``-``) with the package's scanner, secrets kept in memory
+    (``progress`` hears of each file and chunk).
 
     A missing path raises InputError before anything is sent; unreadable files are listed in
     ``errors``.
@@ -43,7 +47,8 @@ def scan_paths(paths: Sequence[str], stdin: TextIO) -> Scanned:
     if not paths:
         return Scanned()
     source = _binary(stdin) if STDIN in paths else None
-    result = run_scan(ScanRequest(paths=tuple(paths), keep_secrets=True), stdin=source)
+    request = ScanRequest(paths=tuple(paths), keep_secrets=True, progress=progress)
+    result = run_scan(request, stdin=source)
     found = Scanned(errors=list(result.errors))
     sessions = []
     for d in result.detections:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from hygiene.errors import UsageError
+from hygiene.progress import ScanProgress
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
@@ -48,6 +49,8 @@ class ScanRequest:
     allow_lines: tuple[re.Pattern[bytes], ...] = ()
     # Told (one line) when the scan waits, e.g. for a writer to open a FIFO named as a path.
     on_wait: Notice | None = field(default=None, compare=False)
+    # Told of each file, chunk, commit or blob scanned (counts only), e.g. to show progress.
+    progress: ScanProgress | None = field(default=None, compare=False)
 
 
 def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
@@ -60,17 +63,22 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
     if request.staged:
         from hygiene.scan.sources.staged import scan_staged
 
-        return scan_staged(excluder, request.chunk_size, request.limits, request.allow_lines)
+        return scan_staged(
+            excluder, request.chunk_size, request.limits, request.allow_lines, request.progress
+        )
     if request.history:
         from hygiene.scan.sources.history import scan_history
 
-        return scan_history(excluder, request.since, request.allow_lines)
+        return scan_history(excluder, request.since, request.allow_lines, request.progress)
     errors: list[str] = []
     if request.all_files:
         targets = tracked_files(excluder)
     else:
         paths = [p for p in request.paths or (".",) if p != STDIN]
         targets = collect_paths(paths, excluder, errors)
+    streams = STDIN in request.paths or any(t.stream for t in targets)
+    if request.progress is not None and not streams:  # a stream's size says nothing
+        request.progress.expect(len(targets), sum(t.size for t in targets))
     parts = [
         scan_targets(
             targets,
@@ -79,6 +87,7 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
             limits=request.limits,
             on_wait=request.on_wait,
             allow_lines=request.allow_lines,
+            progress=request.progress,
         )
     ]
     parts[0].errors[:0] = errors
@@ -99,9 +108,12 @@ def _scan_stdin(stream: BinaryIO, request: ScanRequest) -> ScanResult:
             request.chunk_size,
             limits=request.limits,
             allow_lines=request.allow_lines,
+            progress=request.progress,
         )
         result.files = 1
     except OSError as exc:
         result.errors.append(f"{STDIN_DISPLAY}: {exc.strerror or exc}")
+    if request.progress is not None:
+        request.progress.file_done(result.bytes, len(result.detections))
     result.seconds = time.perf_counter() - started
     return result

@@ -8,6 +8,7 @@ import pytest
 from hygiene.api.verify import verify_tokens
 from hygiene.detection import fingerprint
 from hygiene.errors import UsageError
+from hygiene.progress import ItemProgress
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard
 
@@ -58,3 +59,18 @@ def test_plain_http_to_a_remote_host_is_refused(guard: SecretGuard) -> None:
     with pytest.raises(UsageError):
         verify_tokens([guard.pat()], "http://pam.example.com")
     assert verify_tokens([], "https://pam.example.com") == {}
+
+
+def test_progress_counts_each_answer_unknown_as_failed(
+    control_plane: ControlPlane, guard: SecretGuard
+) -> None:
+    state = control_plane.state
+    _, live = state.create_pat(control_plane.email, "org_main", "a", ["safes:read"], 30)
+    guard.remember(live)
+    progress = ItemProgress()
+    assert verify_tokens([live, guard.pat(), live], control_plane.base_url, progress=progress)
+    assert (progress.total, progress.done, progress.failed) == (2, 2, 0)
+    control_plane.switches.fail_next = 10
+    progress = ItemProgress()
+    verify_tokens([live], control_plane.base_url, progress=progress)
+    assert (progress.total, progress.done, progress.failed) == (1, 1, 1)

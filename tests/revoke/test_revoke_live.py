@@ -229,14 +229,17 @@ class Terminal(io.StringIO):
 def test_progress_bar_goes_to_stderr_on_a_terminal(
     world: World, guard: SecretGuard, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("hygiene.commands.progress.DELAY", 0.0)  # draw at once
+    monkeypatch.setattr("hygiene.progress.DELAY", 0.0)  # draw at once
+    world.plane.switches.delay = 0.3  # long enough for a frame (one each 0.1 s)
     console = Console(stdin=io.StringIO(), stdout=io.StringIO(), stderr=Terminal(), progress=True)
     ids = tuple(leak.token_id for leak in world.leaks)
     assert revoke_leaked(RevokeOptions(token_ids=ids, yes=True), world.env(), console) == 0
     err, out = console.stderr.getvalue(), console.stdout.getvalue()  # type: ignore[attr-defined]
     guard.capture(out, err)
-    assert "Revoking" in err
-    assert "Revoking" not in out
+    assert "revoking: " in err
+    assert "/4, " in err  # the count of the 4 ids, as answers arrive
+    assert "\r\x1b[Krevoke-leaked: " in err  # erased before the summary
+    assert "revoking" not in out
     assert out.count("revoked") == 4
 
 

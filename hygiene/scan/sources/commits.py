@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from hygiene.errors import InputError
+from hygiene.progress import ScanProgress
 from hygiene.scan.decoders import scan_layers
 from hygiene.scan.findings import ScanResult, detection_for
 from hygiene.scan.limits import AllowLines
@@ -67,15 +68,25 @@ def _messages(stream: IO[bytes]) -> Iterator[tuple[str, bytes]]:
         yield commit, b"".join(lines)
 
 
-def scan_messages(revisions: list[str], result: ScanResult, allow_lines: AllowLines = ()) -> None:
-    """Findings in the commit messages of ``revisions`` (path ``""``, the commit's id)."""
+def scan_messages(
+    revisions: list[str],
+    result: ScanResult,
+    allow_lines: AllowLines = (),
+    progress: ScanProgress | None = None,
+) -> None:
+    """Findings in the commit messages of ``revisions`` (path ``""``, the commit's id);
+    ``progress`` counts the commits."""
+    progress = progress if progress is not None else ScanProgress()
     proc = _popen(["log", "--format=%x00%H%n%B", *revisions, "--"])
     assert proc.stdout is not None  # noqa: S101 - a PIPE
     for commit, message in _messages(proc.stdout):
         result.bytes += len(message)
+        found = 0
         if _holds_needle(message):
             for hit in scan_bytes(message, allow_lines=allow_lines):
                 result.detections.append(detection_for(hit, "", commit=commit))
+                found += 1
+        progress.add(commits=1, nbytes=len(message), findings=found)
     _finish(proc)
 
 
@@ -83,17 +94,24 @@ class MessageScan:
     """:func:`scan_messages` in a thread, beside the diff pass (both mostly wait for git):
     :meth:`join` then adds its findings to a result, or raises what stopped it."""
 
-    def __init__(self, revisions: list[str], allow_lines: AllowLines = ()) -> None:
+    def __init__(
+        self,
+        revisions: list[str],
+        allow_lines: AllowLines = (),
+        progress: ScanProgress | None = None,
+    ) -> None:
         self.result = ScanResult()
         self.error: BaseException | None = None
         self._thread = threading.Thread(
-            target=self._run, args=(revisions, allow_lines), daemon=True
+            target=self._run, args=(revisions, allow_lines, progress), daemon=True
         )
         self._thread.start()
 
-    def _run(self, revisions: list[str], allow_lines: AllowLines) -> None:
+    def _run(
+        self, revisions: list[str], allow_lines: AllowLines, progress: ScanProgress | None
+    ) -> None:
         try:
-            scan_messages(revisions, self.result, allow_lines)
+            scan_messages(revisions, self.result, allow_lines, progress)
         except BaseException as exc:  # handed to the caller by join()
             self.error = exc
 
@@ -146,8 +164,10 @@ def scan_gz_blobs(
     excluder: Excluder,
     result: ScanResult,
     allow_lines: AllowLines = (),
+    progress: ScanProgress | None = None,
 ) -> None:
-    """Findings in the ``.gz`` blobs ``listing`` (see :func:`list_gz_blobs`) names."""
+    """Findings in the ``.gz`` blobs ``listing`` (see :func:`list_gz_blobs`) names;
+    ``progress`` counts the blobs."""
     blobs = _gz_blobs(listing, excluder)
     if not blobs.where:
         return
@@ -164,7 +184,11 @@ def scan_gz_blobs(
             if len(header) != 3 or header[1] != b"blob":
                 continue
             read = blob_reader(proc.stdout, int(header[2]))
+            before, found = result.bytes, len(result.detections)
             _scan_gz(read, int(header[2]), blobs.where[sha], result, allow_lines)
+            if progress is not None:
+                found = len(result.detections) - found
+                progress.add(blobs=1, nbytes=result.bytes - before, findings=found)
             while read(1 << 16):
                 pass  # whatever a corrupt gzip left unread: stay in step with cat-file
             proc.stdout.read(1)  # the newline after each blob

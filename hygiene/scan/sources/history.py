@@ -13,11 +13,12 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
 from hygiene.errors import InputError, UsageError
+from hygiene.progress import ScanProgress
 from hygiene.scan.decoders import b64, refine
 from hygiene.scan.findings import ScanResult, detection_for
 from hygiene.scan.limits import AllowLines
@@ -135,10 +136,14 @@ def diff_path(raw: bytes) -> str:
     return os.fsdecode(raw.removeprefix(b"b/"))
 
 
-def _added_lines(stream: IO[bytes], state: _DiffState) -> Iterator[bytes]:
-    """Each added line's bytes, with ``state`` telling its commit, path and line number."""
+def _added_lines(
+    stream: IO[bytes], state: _DiffState, on_commit: Callable[[], None] = lambda: None
+) -> Iterator[bytes]:
+    """Each added line's bytes, with ``state`` telling its commit, path and line number;
+    ``on_commit`` is called as each commit's diff starts."""
     for raw in stream:
         if raw.startswith(_COMMIT_MARK):
+            on_commit()
             state.commit, state.path, state.in_header = raw[1:].strip().decode("ascii"), None, False
         elif raw.startswith(b"diff --git "):
             state.in_header, state.path = True, None
@@ -155,8 +160,25 @@ def _added_lines(stream: IO[bytes], state: _DiffState) -> Iterator[bytes]:
             state.line += 1
 
 
+def _telling(progress: ScanProgress, result: ScanResult) -> Callable[[], None]:
+    """A hook that tells ``progress`` what ``result`` gained since the last call (per commit,
+    not per line)."""
+    told = [0, 0]
+
+    def tell() -> None:
+        nbytes, found = result.bytes, len(result.detections)
+        progress.add(nbytes=nbytes - told[0], findings=found - told[1])
+        told[:] = nbytes, found
+
+    return tell
+
+
 def _scan_diffs(
-    since: str | None, excluder: Excluder, result: ScanResult, allow_lines: AllowLines
+    since: str | None,
+    excluder: Excluder,
+    result: ScanResult,
+    allow_lines: AllowLines,
+    progress: ScanProgress,
 ) -> None:
     """Findings in the added lines of ``git log -p`` (see the module's docstring)."""
     try:
@@ -166,7 +188,8 @@ def _scan_diffs(
     assert proc.stdout is not None and proc.stderr is not None  # noqa: S101, PT018 - PIPEs
     state = _DiffState()
     seen: set[tuple[str, str]] = set()
-    for content in _added_lines(proc.stdout, state):
+    tell = _telling(progress, result)
+    for content in _added_lines(proc.stdout, state, tell):
         result.bytes += len(content)
         if state.path is None or excluder.excludes(state.path):
             continue
@@ -176,6 +199,7 @@ def _scan_diffs(
         for hit in scan_bytes(content, allow_lines=allow_lines, refine=refine):
             found = detection_for(hit, state.path, line=state.line, commit=state.commit)
             result.detections.append(found)
+    tell()
     error = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
     if proc.wait() != 0:
         reason = error[-1] if error else "git log failed"
@@ -184,20 +208,25 @@ def _scan_diffs(
 
 
 def scan_history(
-    excluder: Excluder, since: str | None = None, allow_lines: AllowLines = ()
+    excluder: Excluder,
+    since: str | None = None,
+    allow_lines: AllowLines = (),
+    progress: ScanProgress | None = None,
 ) -> ScanResult:
     """Findings in every line added by the commits of all refs (or of ``--since REV``), in
-    their messages and in the ``.gz`` blobs they added."""
+    their messages and in the ``.gz`` blobs they added; ``progress`` hears of each commit's
+    diff and message and of each blob."""
     started = time.perf_counter()
     result = ScanResult()
     revisions = history_args(since)
+    progress = progress if progress is not None else ScanProgress()
     # The listing of .gz blobs and the messages run beside the diff pass.
     listing = list_gz_blobs(revisions)
-    messages = MessageScan(revisions, allow_lines)
+    messages = MessageScan(revisions, allow_lines, progress)
     try:
-        _scan_diffs(since, excluder, result, allow_lines)
+        _scan_diffs(since, excluder, result, allow_lines, progress)
         messages.join(result)
-        scan_gz_blobs(listing, excluder, result, allow_lines)
+        scan_gz_blobs(listing, excluder, result, allow_lines, progress)
     finally:
         if listing.poll() is None:
             listing.kill()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import BinaryIO
 
+from hygiene.progress import ScanProgress
 from hygiene.scan.decoders import scan_buffer, scan_layers
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
@@ -27,13 +28,14 @@ def scan_stream(
     recount: Recount | None = None,
     limits: DecodeLimits | None = None,
     allow_lines: AllowLines = (),
+    progress: ScanProgress | None = None,
 ) -> None:
     """Scan one open stream, through every decoder, into ``result`` (a file's OSError is the
     caller's to catch; what a decoder cannot read is an error line of ``result``). Without a
     ``finder``, the one for a stream of unknown size; ``recount`` where the stream can be read
-    again (see :meth:`StreamScanner.scan`)."""
+    again (see :meth:`StreamScanner.scan`); ``progress`` hears of every chunk read."""
     scan_layers(
-        stream.read,
+        stream.read if progress is None else progress.counting(stream.read),
         display,
         result,
         limits=limits,
@@ -78,10 +80,11 @@ def _scan_file(
     finder: NeedleFinder,
     limits: DecodeLimits | None,
     allow_lines: AllowLines,
+    progress: ScanProgress | None,
 ) -> None:
     with open(target.fspath, "rb", buffering=0) as raw:
         scan_layers(
-            raw.read,
+            raw.read if progress is None else progress.counting(raw.read),
             target.display,
             result,
             limits=limits,
@@ -102,30 +105,51 @@ def scan_target(
     limits: DecodeLimits | None = None,
     on_wait: Notice | None = None,
     allow_lines: AllowLines = (),
+    progress: ScanProgress | None = None,
 ) -> None:
     """Scan one file into ``result``; an unreadable or corrupt file becomes one error line.
     A stream (pipe, FIFO, device) is opened once and read to its end (``on_wait``: see
-    :func:`~hygiene.scan.sources.files.open_target`)."""
+    :func:`~hygiene.scan.sources.files.open_target`). ``progress`` hears of each chunk read
+    and of the file's end."""
+    before, found = result.bytes, len(result.detections) + len(result.findings_only)
     try:
-        if target.stream:
-            with open_target(target, on_wait) as stream:
-                scan_stream(
-                    stream,
-                    target.display,
-                    result,
-                    chunk_size,
-                    finder_for(None),
-                    limits=limits,
-                    allow_lines=allow_lines,
-                )
-        elif target.size >= chunk_size or not _scan_small(
-            target, result, chunk_size, finder, limits, allow_lines
-        ):
-            _scan_file(target, result, chunk_size, finder, limits, allow_lines)
+        _scan_any(target, result, chunk_size, finder, limits, on_wait, allow_lines, progress)
     except OSError as exc:
         result.errors.append(f"{target.display}: {exc.strerror or exc}")
     else:
         result.files += 1
+    if progress is not None:
+        now_found = len(result.detections) + len(result.findings_only)
+        progress.file_done(result.bytes - before, now_found - found)
+
+
+def _scan_any(
+    target: FileTarget,
+    result: ScanResult,
+    chunk_size: int,
+    finder: NeedleFinder,
+    limits: DecodeLimits | None,
+    on_wait: Notice | None,
+    allow_lines: AllowLines,
+    progress: ScanProgress | None,
+) -> None:
+    """:func:`scan_target`'s reading (OSError propagates)."""
+    if target.stream:
+        with open_target(target, on_wait) as stream:
+            scan_stream(
+                stream,
+                target.display,
+                result,
+                chunk_size,
+                finder_for(None),
+                limits=limits,
+                allow_lines=allow_lines,
+                progress=progress,
+            )
+    elif target.size >= chunk_size or not _scan_small(
+        target, result, chunk_size, finder, limits, allow_lines
+    ):
+        _scan_file(target, result, chunk_size, finder, limits, allow_lines, progress)
 
 
 __all__ = ["scan_stream", "scan_target"]

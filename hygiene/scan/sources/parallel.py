@@ -15,6 +15,7 @@ import multiprocessing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from hygiene.progress import ScanProgress
 from hygiene.scan.decoders import refine, sniff
 from hygiene.scan.decoders.layers import HEAD_SIZE
 from hygiene.scan.findings import Finding, ScanResult, detection_for
@@ -223,16 +224,27 @@ def _run(
     chunk_size: int,
     limits: DecodeLimits | None = None,
     allow_lines: AllowLines = (),
+    progress: ScanProgress | None = None,
 ) -> list[UnitResult]:
     args = [(u, chunk_size, limits, allow_lines) for u in units]
     if len(units) == 1:
         done = [run_unit(args[0])]
+        _tell(progress, done[0])
         _count_missing(_ranges_by_file(done), _serial_map)
         return done
     with _context().Pool(min(workers, len(units))) as pool:
-        done = list(pool.imap_unordered(run_unit, args))
+        done = []
+        for r in pool.imap_unordered(run_unit, args):
+            done.append(r)
+            _tell(progress, r)
         _count_missing(_ranges_by_file(done), pool.map)
     return done
+
+
+def _tell(progress: ScanProgress | None, r: UnitResult) -> None:
+    # A unit is the finest grain the parent sees (at most RANGE_SIZE bytes).
+    if progress is not None:
+        progress.add(files=r.files, nbytes=r.bytes, findings=len(r.findings))
 
 
 def _serial_map(fn: Callable[[_Job], int], jobs: list[_Job]) -> list[int]:
@@ -246,13 +258,15 @@ def scan_parallel(
     range_size: int | None = None,
     limits: DecodeLimits | None = None,
     allow_lines: AllowLines = (),
+    progress: ScanProgress | None = None,
 ) -> ScanResult:
-    """Scan ``targets`` in ``workers`` processes; findings only (no secrets)."""
+    """Scan ``targets`` in ``workers`` processes; findings only (no secrets). ``progress``
+    hears of each unit as it comes back."""
     if range_size is None:
         # About four units per worker, so that no worker finishes long before the others.
         total = sum(t.size for t in targets)
         range_size = max(BATCH_SIZE, min(RANGE_SIZE, total // (workers * 4) + 1))
-    done = _run(plan(targets, range_size), workers, chunk_size, limits, allow_lines)
+    done = _run(plan(targets, range_size), workers, chunk_size, limits, allow_lines, progress)
     result = ScanResult()
     for r in done:
         result.files += r.files

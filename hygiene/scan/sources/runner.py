@@ -10,6 +10,7 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 
+from hygiene.progress import ScanProgress
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
@@ -35,10 +36,12 @@ def scan_targets(
     limits: DecodeLimits | None = None,
     on_wait: Notice | None = None,
     allow_lines: AllowLines = (),
+    progress: ScanProgress | None = None,
 ) -> ScanResult:
     """Scan files. With ``keep_secrets`` false and enough bytes, in worker processes (whose
     results carry findings only: tokens never travel between processes). Streams (pipes,
-    FIFOs, devices) are read here, once, never by a worker."""
+    FIFOs, devices) are read here, once, never by a worker. ``progress`` hears of each file
+    and chunk (of each worker's unit)."""
     started = time.perf_counter()
     workers = jobs if jobs is not None else min(os.cpu_count() or 1, 8)
     files = [t for t in targets if not t.stream]
@@ -46,15 +49,18 @@ def scan_targets(
     if not keep_secrets and workers > 1 and total > parallel_threshold:
         from hygiene.scan.sources.parallel import scan_parallel
 
-        result = scan_parallel(files, workers, chunk_size, limits=limits, allow_lines=allow_lines)
+        result = scan_parallel(
+            files, workers, chunk_size, limits=limits, allow_lines=allow_lines, progress=progress
+        )
     else:
         result = ScanResult()
         finder = finder_for(total)
         for target in files:
-            scan_target(target, result, chunk_size, finder, limits, allow_lines=allow_lines)
+            scan_target(target, result, chunk_size, finder, limits, None, allow_lines, progress)
     for target in targets:
         if target.stream:
-            scan_target(target, result, chunk_size, finder_for(None), limits, on_wait, allow_lines)
+            finder = finder_for(None)
+            scan_target(target, result, chunk_size, finder, limits, on_wait, allow_lines, progress)
     result.seconds = time.perf_counter() - started
     return result
 

@@ -14,6 +14,7 @@ from typing import IO
 
 from hygiene.errors import InputError
 from hygiene.gitcmd import git_output
+from hygiene.progress import ScanProgress
 from hygiene.scan.decoders import scan_layers
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
@@ -79,13 +80,17 @@ def scan_staged(
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     limits: DecodeLimits | None = None,
     allow_lines: AllowLines = (),
+    progress: ScanProgress | None = None,
 ) -> ScanResult:
-    """Scan the staged content of the current repository (the index, not the work tree)."""
+    """Scan the staged content of the current repository (the index, not the work tree);
+    ``progress`` hears of each blob and chunk."""
     started = time.perf_counter()
     blobs = staged_blobs(excluder)
     result = ScanResult()
+    progress = progress if progress is not None else ScanProgress()
+    progress.expect(len(blobs), None)
     if blobs:
-        _scan_blobs(blobs, result, chunk_size, limits, allow_lines)
+        _scan_blobs(blobs, result, chunk_size, limits, allow_lines, progress)
     result.seconds = time.perf_counter() - started
     return result
 
@@ -96,6 +101,7 @@ def _scan_blobs(
     chunk_size: int,
     limits: DecodeLimits | None,
     allow_lines: AllowLines,
+    progress: ScanProgress,
 ) -> None:
     proc = subprocess.Popen(
         ["git", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
@@ -111,8 +117,9 @@ def _scan_blobs(
                 continue
             read = blob_reader(proc.stdout, int(header[2]))
             size = int(header[2])
+            before, found = result.bytes, len(result.detections)
             scan_layers(
-                read,
+                progress.counting(read),
                 blob.path,
                 result,
                 limits=limits,
@@ -122,6 +129,7 @@ def _scan_blobs(
                 allow_lines=allow_lines,
             )
             result.files += 1
+            progress.file_done(result.bytes - before, len(result.detections) - found)
             while read(1 << 16):
                 pass  # whatever a corrupt gzip left unread: stay in step with cat-file
             proc.stdout.read(1)  # the newline after each blob
