@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from hygiene.detection import ALLOW_MARKERS, PAT_PREFIX, is_placeholder, is_reportable_credential
+from hygiene.detection import (
+    ALLOW_MARKERS,
+    PAT_PREFIX,
+    RULES,
+    is_placeholder,
+    is_reportable_credential,
+)
 
 PAT_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 CRED_ALPHABET = PAT_ALPHABET + ".~+/="
@@ -15,10 +21,23 @@ pat_bodies = st.text(PAT_ALPHABET, min_size=8, max_size=64).filter(
 )
 pats = pat_bodies.map(lambda body: PAT_PREFIX + body)
 
+# The rules' keywords (`uthoriz`, `ccesstoken`, ...): a value holding one is cut there, as two
+# keywords glued together are (a random credential holds one about never; shrinking finds
+# `eyJ000000000000.0UTHORIZ`).
+_NEEDLES = tuple({n.decode().lower() for rule in RULES for n in rule.needles})
+
+
+def holds_no_keyword(value: str) -> bool:
+    """True when no rule's keyword is inside ``value`` (in any case)."""
+    low = value.lower()
+    return not any(needle in low for needle in _NEEDLES)
+
+
 bearer_credentials = (
     st.text(CRED_ALPHABET, min_size=8, max_size=80)
     .filter(is_reportable_credential)
     .filter(lambda c: not c.startswith(PAT_PREFIX))
+    .filter(holds_no_keyword)
 )
 
 

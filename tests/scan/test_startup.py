@@ -12,14 +12,19 @@ from pathlib import Path
 # Modules a scan of plain text with a text report never needs.
 LAZY = ("tarfile", "zipfile", "tempfile", "bz2", "lzma", "json", "httpx", "hygiene.api")
 
+# Modules the interpreter's start-up loaded (an editable install's finder imports zipfile and
+# tempfile through importlib.resources) are forgotten first: an import by the scan loads them
+# again.
 _PROBE = """
 import sys
+lazy = {lazy!r}
+for name in [n for n in sys.modules if n.split(".")[0] in lazy]:
+    del sys.modules[name]
 from hygiene.cli import main
 try:
     main(sys.argv[1:])
 except SystemExit:
     pass
-lazy = {lazy!r}
 print(",".join(m for m in lazy if m in sys.modules))
 """
 

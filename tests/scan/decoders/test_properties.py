@@ -24,7 +24,7 @@ from tests.scan.decoders.containers import (
     zipped,
 )
 from tests.scan.decoders.formats import FORMATS, Format
-from tests.strategies import pats
+from tests.strategies import holds_no_keyword, pats
 
 Wrap = Callable[[str, bytes], tuple[str, bytes]]
 
@@ -64,7 +64,7 @@ session_tokens = st.builds(
     st.text(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-", min_size=8, max_size=30
     ),
-).filter(is_reportable_credential)
+).filter(lambda c: is_reportable_credential(c) and holds_no_keyword(c))
 
 LIMITS = DecodeLimits(max_depth=10)
 
