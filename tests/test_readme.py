@@ -60,6 +60,8 @@ def test_changelog_keeps_a_changelog() -> None:
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "Keep a Changelog" in text
     assert "## [Unreleased]" in text
+    # The version the README's `rev:` tag names is a release the changelog describes.
+    assert f"## [{version('aic-token-hygiene')}] - " in text
 
 
 def _commands(cmd: click.Command, path: tuple[str, ...]) -> Iterator[tuple[str, click.Command]]:

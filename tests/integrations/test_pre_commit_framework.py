@@ -64,16 +64,7 @@ def pre_commit_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _try_repo(
     guard: SecretGuard, repo: Path, snapshot: Path, home: Path, hook: str, *files: str
 ) -> subprocess.CompletedProcess[bytes]:
-    proc = subprocess.run(
-        [console_script("pre-commit"), "try-repo", str(snapshot), hook, "--files", *files],
-        cwd=repo,
-        capture_output=True,
-        timeout=600,
-        check=False,
-        env=env_with_scripts({"PRE_COMMIT_HOME": str(home)}),
-    )
-    guard.capture(proc.stdout, proc.stderr)
-    return proc
+    return _pre_commit(guard, repo, home, "try-repo", str(snapshot), hook, "--files", *files)
 
 
 @pytest.mark.parametrize("hook", ["aic-token-scan", "aic-detect-secrets"])
