@@ -1,7 +1,8 @@
-"""A real pseudo-terminal for tests of what a person at a terminal sees and answers.
+"""A real pseudo-terminal for tests of what a person at a terminal sees and types.
 
-The child runs in its own session with the terminal as its controlling one (``/dev/tty``), as
-a shell gives it; standard input may be the terminal or a pipe (``--ids-from -``).
+The child runs with the terminal as its standard streams and controlling terminal
+(``/dev/tty``, where ``getpass`` asks), as a shell starts it; its standard input may instead be
+a pipe carrying data (``revoke-leaked --ids-from -``).
 """
 
 from __future__ import annotations
@@ -10,64 +11,86 @@ import fcntl
 import os
 import pty
 import select
-import subprocess
+import signal
+import struct
 import termios
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+COLUMNS = 160
 
 
-class Terminal:
-    """``argv`` running on a new pseudo-terminal; :meth:`expect` reads until text appears."""
+class Screen:
+    """A process on a pseudo-terminal of :data:`COLUMNS` columns; everything it writes."""
 
     def __init__(
-        self, argv: Sequence[str], env: Mapping[str, str], *, stdin: bytes | None = None
+        self,
+        args: Sequence[str],
+        env: dict[str, str],
+        cwd: Path,
+        *,
+        stdin: bytes | None = None,
     ) -> None:
-        self._master, slave = pty.openpty()
-        self.seen = b""
-        self.proc = subprocess.Popen(
-            list(argv),
-            stdin=slave if stdin is None else subprocess.PIPE,
-            stdout=slave,
-            stderr=slave,
-            env=dict(env),
-            start_new_session=True,
-            # The new session's controlling terminal: what getpass opens as /dev/tty.
-            preexec_fn=lambda: fcntl.ioctl(1, termios.TIOCSCTTY, 0),
-        )
-        os.close(slave)
-        if stdin is not None:
-            assert self.proc.stdin is not None
-            self.proc.stdin.write(stdin)
-            self.proc.stdin.close()
+        piped = os.pipe() if stdin is not None else None
+        self.pid, self.master = pty.fork()
+        if self.pid == 0:  # the child: the terminal is its stdin, stdout, stderr and ctty
+            try:
+                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, COLUMNS, 0, 0))
+                if piped is not None:
+                    os.dup2(piped[0], 0)
+                    os.close(piped[1])
+                os.chdir(cwd)
+                os.execve(args[0], list(args), env)  # noqa: S606 - our own script, no shell
+            finally:
+                os._exit(127)
+        if piped is not None and stdin is not None:
+            os.close(piped[0])
+            os.write(piped[1], stdin)  # small: fits the pipe's buffer
+            os.close(piped[1])
+        self.data = bytearray()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
 
-    def expect(self, text: str, timeout: float = 30.0) -> str:
-        """Read until ``text`` has appeared; everything seen so far, decoded."""
+    def _read(self) -> None:
+        while True:
+            ready, _, _ = select.select([self.master], [], [], 0.05)
+            if not ready:
+                continue
+            try:
+                piece = os.read(self.master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                return
+            if not piece:
+                return
+            self.data += piece
+
+    @property
+    def text(self) -> str:
+        return bytes(self.data).decode("utf-8", "replace")
+
+    def wait_for(self, condition: Callable[[str], bool], timeout: float = 20) -> None:
         deadline = time.monotonic() + timeout
-        while text.encode() not in self.seen:
-            left = deadline - time.monotonic()
-            if left <= 0 or not self._read(left):
-                raise AssertionError(f"{text!r} never appeared; seen: {self.seen!r}")
-        return self.seen.decode(errors="replace")
+        while not condition(self.text):
+            assert time.monotonic() < deadline, f"never happened; screen: {self.text[-500:]!r}"
+            time.sleep(0.02)
 
-    def send(self, text: str) -> None:
-        os.write(self._master, text.encode())
+    def type(self, data: bytes) -> None:
+        os.write(self.master, data)
 
-    def finish(self, timeout: float = 60.0) -> tuple[int, str]:
-        """Wait for the exit; the exit status and everything the terminal showed."""
+    def finish(self, timeout: float = 30) -> int:
+        """Wait for the exit (kill it past ``timeout``); its exit status."""
         deadline = time.monotonic() + timeout
-        while self._read(max(0.0, deadline - time.monotonic())):
-            pass
-        code = self.proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-        os.close(self._master)
-        return code, self.seen.decode(errors="replace")
-
-    def _read(self, timeout: float) -> bool:
-        ready, _, _ = select.select([self._master], [], [], timeout)
-        if not ready:
-            return False
-        try:
-            chunk = os.read(self._master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            return False
-        self.seen += chunk
-        return bool(chunk)
+        while True:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+                raise AssertionError(f"did not end; screen: {self.text[-500:]!r}")
+            time.sleep(0.02)
+        self._reader.join(5)
+        os.close(self.master)
+        return os.waitstatus_to_exitcode(status)

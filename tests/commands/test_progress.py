@@ -6,19 +6,14 @@ erased before anything else is printed; off a terminal nothing of it is written.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import io
 import os
 import pty
 import re
-import select
-import signal
-import struct
 import subprocess
-import termios
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,9 +23,9 @@ from hygiene.progress import ItemFrames, ItemProgress
 from hygiene.testing import ControlPlane
 from tests.helpers import SecretGuard, console_script
 from tests.revoke.conftest import leak_pats
+from tests.terminal import Screen
 
 ERASE = "\r\x1b[K"
-COLUMNS = 160
 # A scan's frame: counts, sizes, rates and time only (no path, no value).
 SCAN_FRAME = re.compile(
     r"scanning: [\d,]+(/[\d,]+)? files?, [\d.]+ k?B(/[\d.]+ [kMG]?B)?, [\d.]+ [kMG]?B/s, "
@@ -42,64 +37,6 @@ REVOKE_FRAME = re.compile(r"revoking: [\d,]+/30(, [\d,]+ failed)?, [\d.]+/s, \d+
 class Terminal(io.StringIO):
     def isatty(self) -> bool:
         return True
-
-
-class Screen:
-    """A process on a pseudo-terminal of :data:`COLUMNS` columns; everything it writes."""
-
-    def __init__(self, args: list[str], env: dict[str, str], cwd: Path) -> None:
-        self.pid, self.master = pty.fork()
-        if self.pid == 0:  # the child: the terminal is its stdin, stdout, stderr and ctty
-            try:
-                fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, COLUMNS, 0, 0))
-                os.chdir(cwd)
-                os.execve(args[0], args, env)  # noqa: S606 - our own script, no shell
-            finally:
-                os._exit(127)
-        self.data = bytearray()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        while True:
-            ready, _, _ = select.select([self.master], [], [], 0.05)
-            if not ready:
-                continue
-            try:
-                piece = os.read(self.master, 65536)
-            except OSError:  # EIO: the child closed the terminal
-                return
-            if not piece:
-                return
-            self.data += piece
-
-    @property
-    def text(self) -> str:
-        return bytes(self.data).decode("utf-8", "replace")
-
-    def wait_for(self, condition: Callable[[str], bool], timeout: float = 20) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition(self.text):
-            assert time.monotonic() < deadline, f"never happened; screen: {self.text[-500:]!r}"
-            time.sleep(0.02)
-
-    def type(self, data: bytes) -> None:
-        os.write(self.master, data)
-
-    def finish(self, timeout: float = 30) -> int:
-        deadline = time.monotonic() + timeout
-        while True:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-                raise AssertionError(f"did not end; screen: {self.text[-500:]!r}")
-            time.sleep(0.02)
-        self._reader.join(5)
-        os.close(self.master)
-        return os.waitstatus_to_exitcode(status)
 
 
 def _kb(text: str) -> float:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.helpers import SecretGuard
 from tests.revoke.conftest import World
-from tests.terminal import Terminal
+from tests.terminal import Screen
 
 REVOKE = [
     sys.executable,
@@ -23,46 +24,43 @@ def _env(world: World) -> dict[str, str]:
     return env
 
 
+def _answer(screen: Screen, question: str, answer: str) -> None:
+    screen.wait_for(lambda shown: question in shown)
+    screen.type(answer.encode() + b"\n")
+
+
 def test_declining_the_question_never_asks_for_the_password(
-    world: World, guard: SecretGuard
+    world: World, guard: SecretGuard, tmp_path: Path
 ) -> None:
-    leak = world.leaks[0]
-    term = Terminal([*REVOKE, "--token-id", leak.token_id], _env(world))
-    term.expect("Revoke 1 token(s)")
-    term.send("n\n")
-    code, shown = term.finish()
-    guard.capture(shown)
-    assert code == 1
-    assert "Password" not in shown
+    screen = Screen([*REVOKE, "--token-id", world.leaks[0].token_id], _env(world), tmp_path)
+    _answer(screen, "Revoke 1 token(s)", "n")
+    assert screen.finish() == 1
+    guard.capture(screen.text)
+    assert "Password" not in screen.text
     assert world.plane.requests == []
 
 
 def test_the_password_is_asked_after_yes_and_the_token_revoked(
-    world: World, guard: SecretGuard
+    world: World, guard: SecretGuard, tmp_path: Path
 ) -> None:
     leak = world.leaks[0]
-    term = Terminal([*REVOKE, "--token-id", leak.token_id], _env(world))
-    term.expect("Revoke 1 token(s)")
-    term.send("y\n")
-    asked = term.expect(f"Password for {world.plane.email}: ")
-    assert asked.index("Revoke 1 token(s)") < asked.index("Password for")
-    term.send(world.plane.password + "\n")
-    code, shown = term.finish()
-    guard.capture(shown)
-    assert code == 0, shown
+    screen = Screen([*REVOKE, "--token-id", leak.token_id], _env(world), tmp_path)
+    _answer(screen, "Revoke 1 token(s)", "y")
+    _answer(screen, f"Password for {world.plane.email}: ", world.plane.password)
+    assert screen.text.index("Revoke 1 token(s)") < screen.text.index("Password for")
+    assert screen.finish() == 0, screen.text
+    guard.capture(screen.text)
     assert world.plane.state.pat(leak.token_id).revoked
 
 
 def test_ids_from_stdin_ask_the_password_on_the_controlling_terminal(
-    world: World, guard: SecretGuard
+    world: World, guard: SecretGuard, tmp_path: Path
 ) -> None:
     ids = "".join(leak.token_id + "\n" for leak in world.leaks[:2]).encode()
-    term = Terminal([*REVOKE, "--ids-from", "-"], _env(world), stdin=ids)
-    term.expect(f"Password for {world.plane.email}: ")
-    term.send(world.plane.password + "\n")
-    code, shown = term.finish()
-    guard.capture(shown)
-    assert code == 0, shown
+    screen = Screen([*REVOKE, "--ids-from", "-"], _env(world), tmp_path, stdin=ids)
+    _answer(screen, f"Password for {world.plane.email}: ", world.plane.password)
+    assert screen.finish() == 0, screen.text
+    guard.capture(screen.text)
     assert all(world.plane.state.pat(leak.token_id).revoked for leak in world.leaks[:2])
 
 
