@@ -115,6 +115,9 @@ _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _DIGIT_IN_WORD = re.compile(r"[0-9][a-z]{2}")
 _CHUNK = re.compile(r"[._/~+%=-]+")
 _WORD_AND_COUNTER = re.compile(r"([A-Za-z]{3,12})[_-]?[0-9]{1,4}")
+# A vendor prefix and short numbers: `xoxb-1234-1243` (a real Slack token adds 10-13 digit
+# groups and a random part), `ghp-12-34`.
+_PREFIX_AND_NUMBERS = re.compile(r"[a-z]{3,8}(?:[_-][0-9]{1,4}){2,3}")
 # The letter pairs that make 99% of those in the words of the identifiers of CPython's
 # standard library (339 of the 676): code's words are made of them, random letters only about
 # one time in two.
@@ -240,7 +243,7 @@ def _consecutive(chars: str) -> bool:
 
 def is_low_entropy(core: str) -> bool:
     """True for the runs people type as stand-ins: ``abcdef123456``, ``1a2b3c4d``,
-    ``0123456789abcdef``, ``token123``, ``abcabcab``, ``k3k3k3k3``.
+    ``0123456789abcdef``, ``token123``, ``abcabcab``, ``k3k3k3k3``, ``xoxb-1234-1243``.
 
     ``core`` is a value without its prefix. Random values of 8 or more characters fall here
     far less than once in a million.
@@ -253,6 +256,8 @@ def is_low_entropy(core: str) -> bool:
     # A word and a counter, in one case: token123, TOKEN_42 (not a random mix of cases).
     counted = _WORD_AND_COUNTER.fullmatch(core)
     if counted and (core.islower() or core.isupper()) and is_wordlike(counted.group(1)):
+        return True
+    if _PREFIX_AND_NUMBERS.fullmatch(core):
         return True
     if not low.isalnum():
         return False

@@ -77,6 +77,7 @@ QUIET = [
     # Placeholder words after a scheme, low-entropy runs, truncated examples.
     "Authorization: Basic notabase64token",
     "Authorization: Bearer token123",
+    "'Authorization': 'Bearer xoxb-1234-1243',",
     "access_token=abcdef123456",
     "Authorization: Bearer 1a2b3c4d5e6f",
     "Authorization: Bearer 0123456789abcdef",
