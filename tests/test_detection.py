@@ -163,7 +163,9 @@ def test_masked_form_never_holds_the_secret_part_and_never_alarms(token: str) ->
     masked = core.masked_form(token)
     body = token.removeprefix(core.PAT_PREFIX)
     assert len(masked) <= len(core.PAT_PREFIX) + 5
-    assert body[: len(body) - 4] not in masked or len(body) - 4 <= 0
+    # Past the prefix it shows (`pat_` of a body `pat_000A` is in `pat_AIC_…` by right).
+    shown = masked.removeprefix(core.PAT_PREFIX)
+    assert body[: len(body) - 4] not in shown or len(body) - 4 <= 0
     assert core.find_secrets(masked) == []
     assert core.find_secrets(f"Authorization: Bearer {masked}") == []
 
