@@ -10,7 +10,7 @@
 2. Lag: a writer appends clean log lines at 100 MB/s while ``hygiene watch`` (no --revoke)
    follows; every 0.25 s a line with an unknown PAT is written and the time until its event
    appears on the watcher's stdout is its lag. Goal: lag under 1 s all along (not falling
-   behind). ``tail -F`` reading the same file to /dev/null is timed beside it for reference.
+   behind).
 """
 
 from __future__ import annotations

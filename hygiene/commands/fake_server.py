@@ -2,6 +2,8 @@
 
 The demo account's password is never printed (terminal logs get shared): it is written to a
 file readable only by you, and the command prints how to load it into ``AIC_PASSWORD``.
+A file it made up itself is deleted when it stops (Ctrl-C or SIGTERM): the password dies with
+the server, and runs should not pile up files in the temp folder.
 With ``--fault STEP=KIND`` it runs the hostile server instead: the same service, misbehaving
 at that step (see :mod:`hygiene.testing.faultspec`).
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
 import tempfile
 import threading
 from pathlib import Path
@@ -112,16 +115,28 @@ def command(
     switches.set_fail_probability(fail_probability)
     plane = _start(State(token_lifetime=token_lifetime), switches, port, faults)
     path = write_password_file(plane.password, password_file)
-    with plane:
-        kind = "hostile control plane" if faults else "stand-in control plane"
-        click.echo(f"{kind} at {plane.base_url} (Ctrl-C to stop)")
-        click.echo("in another shell:")
-        click.echo(f"  export AIC_BASE_URL={plane.base_url} AIC_EMAIL={plane.email}")
-        click.echo(f'  export AIC_PASSWORD="$(cat {shlex.quote(str(path))})"')
-        orgs = plane.state.account(plane.email).memberships
-        click.echo("organizations: " + ", ".join(org for org, _ in orgs))
-        try:
-            threading.Event().wait()
-        except KeyboardInterrupt:
-            click.echo("stopped", err=True)
+    try:
+        with plane:
+            _serve(plane, path, hostile=bool(faults))
+    finally:
+        if password_file is None:
+            path.unlink(missing_ok=True)
     return EXIT_OK
+
+
+def _serve(plane: ControlPlane | HostileServer, path: Path, *, hostile: bool) -> None:
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM (systemd, docker stop, a test's terminate()) stops as Ctrl-C does, so the
+        # password file is cleaned up; only the main thread may own a handler.
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
+    kind = "hostile control plane" if hostile else "stand-in control plane"
+    click.echo(f"{kind} at {plane.base_url} (Ctrl-C to stop)")
+    click.echo("in another shell:")
+    click.echo(f"  export AIC_BASE_URL={plane.base_url} AIC_EMAIL={plane.email}")
+    click.echo(f'  export AIC_PASSWORD="$(cat {shlex.quote(str(path))})"')
+    orgs = plane.state.account(plane.email).memberships
+    click.echo("organizations: " + ", ".join(org for org, _ in orgs))
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)

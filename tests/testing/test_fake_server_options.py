@@ -1,12 +1,14 @@
-"""``hygiene fake-server`` refuses bad options in one line and runs the hostile server on --fault."""
+"""``hygiene fake-server``: bad options refused in one line, the hostile server on --fault, a clean stop."""
 
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import httpx
 import pytest
@@ -67,3 +69,25 @@ def test_a_fault_runs_the_hostile_server_on_the_given_port() -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=10)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_deletes_the_password_file_it_made_up(signum: signal.Signals) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hygiene", "fake-server"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline().decode() for _ in range(4)]
+        quoted = lines[3].split('"$(cat ', 1)[1].rsplit(')"', 1)[0]
+        path = Path(shlex.split(quoted)[0])
+        assert path.read_text().strip()
+    finally:
+        proc.send_signal(signum)
+        _out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0
+    assert b"stopped" in err
+    assert b"Traceback" not in err
+    assert not path.exists()
