@@ -7,6 +7,8 @@ For a service, one line at start-up masks every record of the process, and what 
 Modules: :mod:`~hygiene.masking.text` (``mask`` and its gate; :mod:`~hygiene.masking.gate`
 for long texts), :mod:`~hygiene.masking.keyvalues` (values of sensitive keys,
 ``Authorization``), :mod:`~hygiene.masking.keys` (sensitive key names),
+:mod:`~hygiene.masking.credentials` (``Bearer``, ``Basic``, URL passwords),
+:mod:`~hygiene.masking.dense` (texts repeating a key thousands of times: one pass per rule),
 :mod:`~hygiene.masking.spans`, :mod:`~hygiene.masking.values` (structured values, and
 ``mask_locals`` for renderers of frame variables),
 :mod:`~hygiene.masking.records` (the ``logging.Filter``, keeping each record's shape),

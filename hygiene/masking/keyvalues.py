@@ -14,9 +14,9 @@ so no stretch of text is walked again and again. Line ends are found once per li
 
 Bounded cost per key: the first ``PRECISE_KEYS`` candidates of a text are judged one by one
 (a few µs of Python each); the rest of a text with more of them (whoever controls a logged
-header can repeat a key thousands of times) goes through :func:`_dense_spans`, one regex pass
-that masks a superset of what the precise rules mask, so ``mask()`` stays within a few ms on
-any 64 KB.
+header can repeat a key thousands of times) goes through :mod:`hygiene.masking.dense`, one
+regex pass that masks a superset of what the precise rules mask, so ``mask()`` stays within a
+few ms on any 64 KB.
 """
 
 from __future__ import annotations
@@ -24,18 +24,17 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-import sys
 from typing import Final
 
 from hygiene import detection as core
+from hygiene.masking.dense import COOKIES, KEYS, UNQUOTED, Dense, dense_pass
 from hygiene.masking.keys import (
     KEY_HINTS,
-    SENSITIVE_ENDINGS,
     is_masked,
     is_sensitive_key,
     masked_value,
 )
-from hygiene.masking.spans import Span, alternation, split_spans
+from hygiene.masking.spans import Span, alternation
 
 _KEY_CHARS: Final = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
 _MAX_KEY: Final = 64
@@ -52,41 +51,8 @@ _AFTER_KEY: Final = (
 _CANDIDATE: Final = re.compile(
     rf"{alternation(KEY_HINTS)}[a-z0-9_.-]{{0,{_MAX_KEY}}}(?P<key>){_AFTER_KEY}"
 )
-# How many candidates a text gets judged one by one; past them, _DENSE masks the rest.
+# How many candidates a text gets judged one by one; past them, the dense rules mask the rest.
 PRECISE_KEYS: Final = 128
-# `_` `-` `.` may stand anywhere in a key (``pass_word``): between any two letters here.
-_ENDINGS: Final = alternation([e for e in SENSITIVE_ENDINGS if e != "cookie"], between="[_.-]*")
-# Each optional part is guarded by a look at its first character: entering an optional
-# group costs sre more than that look (a third of the pass on 6,000 `password=a` lines).
-_SEP: Final = r"""(?:(?=[\\"'])\\{0,3}["'])?[ \t]*(?:=>|[:=]|,[ \t]*b?(?=\\{0,3}["']))"""
-_AFTER_ANY: Final = (
-    _SEP + r"""(?:(?=[ \t\\"'bfru])[ \t]*(?:[bfru]{1,2}(?=\\{0,3}["']))?(?:\\{0,3}["'])?)?"""
-)
-_QUOTE: Final = r"""\\{0,3}["']"""
-# An unquoted value, and the word after it when it is short and ends like a scheme word
-# (`Bearer x`, `AWS4-HMAC-SHA256 Credential=...`): told by looking back (fixed width), with
-# no backtracking over the word.
-_DENSE_UNQUOTED: Final = (
-    r"""[^\s"'\\,;&)\]}|]+"""
-    r"""(?:(?=[ \t])(?<=[a-z0-9_.-])(?<![^\s"'\\,;&)\]}|]{32})[ \t]+[^\s"'\\,;&)\]}|]+)?"""
-)
-# The links' repeat is possessive where `re` has it (3.11): nothing after it ever needs it to
-# give back, and a plain repeat keeps state per link (40% of a 64 KB `Authorization: ` run).
-_POSSESSIVE: Final = "++" if sys.version_info >= (3, 11) else "+"
-_DENSE_VALUE: Final = (
-    rf"""(?:(?<=["'])[^\n]+|{_DENSE_UNQUOTED}"""
-    # A key at the end of an unquoted value may have a value of its own after it
-    # (`token=xpassword"="..."`): the match runs on over it (no lookahead per character).
-    # Such a link starts at the delimiter that ended the value: checked before the repeat
-    # (entering it costs more than the rest of a short value).
-    rf"""(?:(?=[\\"' \t,])(?:(?:(?:{_QUOTE})?[ \t]*(?:=>|[:=]|,[ \t]*b?(?={_QUOTE}))"""
-    rf"""|(?<=[:=>])(?=[ \t"'\\]))[ \t]*(?:[bfru]{{1,2}}(?={_QUOTE}))?(?:{_QUOTE})?"""
-    rf"""(?:(?<=["'])[^\n]*|{_DENSE_UNQUOTED})){_POSSESSIVE})?)"""
-)
-_DENSE: Final = re.compile(rf"({_ENDINGS}[_.-]*{_AFTER_ANY})({_DENSE_VALUE})")
-_DENSE_COOKIE: Final = re.compile(rf"(cookie[_.-]*{_AFTER_ANY})(\S[^\n]*)")  # not from a space
-# An unquoted value: up to its delimiter (text.py: a value that runs on past a masked password).
-UNQUOTED: Final = re.compile(r"""[^\s"'\\,;&)\]}|]*""")
 # A Cookie header runs to the end of its line, or of its line in a repr (`\r\n`).
 _COOKIE: Final = re.compile(r"""[^\r\n\\]*""")
 _SCHEME: Final = re.compile(r"""[A-Za-z][A-Za-z0-9_.-]{0,30}[ \t]+(?=[^\s"'\\,;&)\]}|])""")
@@ -113,12 +79,13 @@ _OPERATION: Final = re.compile(
 )
 
 
-def add_key_spans(text: str, low: str, spans: list[Span]) -> None:
+def add_key_spans(text: str, low: str, spans: list[Span], dense: list[Dense]) -> None:
     """Append to ``spans`` the value of every sensitive key in ``text`` (``low``: lowercased).
 
     Keys inside a value already masked are skipped, except near its end: there a key's own
     value may start after it (``SECRET: "client_secret": "..."``). Past ``PRECISE_KEYS``
-    candidates, the rest of the text goes through :func:`_dense_spans` instead.
+    candidates, the rest of the text goes through the dense rules instead (appended to
+    ``dense``): one regex pass per rule, no Python work per key.
     """
     search = _CANDIDATE.search
     lines = _Lines(text)
@@ -139,19 +106,15 @@ def add_key_spans(text: str, low: str, spans: list[Span]) -> None:
             resume = max(resume, masked - _NEAR_END)
         m = search(low, resume)
     if m is not None:
-        _dense_spans(low, max(_run_start(low, m.start()), masked), spans)
-
-
-def _dense_spans(low: str, pos: int, spans: list[Span]) -> None:
-    """Texts with more candidates than ``PRECISE_KEYS`` (repeated keys, whoever controls a
-    logged header): from ``pos`` on, one regex pass per rule, no Python work per key.
-
-    A superset of the precise rules: any key ending like a sensitive one; a quoted value or a
-    cookie header runs to the end of its line, an unquoted value takes a word before it
-    (``Bearer``) and runs on over a key at its end that has a value of its own
-    (``token=xpassword"="...``); all become ``…``."""
-    for rule in (_DENSE, _DENSE_COOKIE):
-        spans.extend(split_spans(rule, low, pos, core.ELLIPSIS))
+        # A superset of the precise rules (dense.py): any key ending like a sensitive one; a
+        # quoted value or a cookie header runs to the end of its line, an unquoted value takes
+        # a word before it (``Bearer``) and runs on over a key at its end that has a value of
+        # its own (``token=xpassword"="...``); all become ``…``.
+        pos = max(_run_start(low, m.start()), masked)
+        for rule in (KEYS, COOKIES):
+            found = dense_pass(rule, text, low, pos)
+            if found is not None:
+                dense.append(found)
 
 
 class _Lines:

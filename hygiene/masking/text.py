@@ -24,19 +24,22 @@ replacement leaves behind matches again. ANSI colour codes are looked through.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import bisect
-import itertools
-import operator
 import re
 from typing import Final
 
 from hygiene import detection as core
+from hygiene.masking.credentials import (
+    PAT,
+    PAT_BODY,
+    Covered,
+    basic_spans,
+    bearer_spans,
+    userinfo_spans,
+)
+from hygiene.masking.dense import Dense, dense_text, merged, with_dense
 from hygiene.masking.gate import has_hint
-from hygiene.masking.keys import is_masked, safe_masked_form
-from hygiene.masking.keyvalues import PRECISE_KEYS, UNQUOTED, add_key_spans
-from hygiene.masking.spans import Span, splice, split_spans, without_overlaps
+from hygiene.masking.keyvalues import add_key_spans
+from hygiene.masking.spans import Span, splice
 
 # The core's two PAT rules: plain, then URL-encoded.
 _PAT_RULE, _PAT_URLENCODED_RULE = (rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
@@ -46,27 +49,11 @@ _LONG: Final = 256
 _ANSI: Final = re.compile(r"\x1b(?:\[[0-9;:?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _ASCII_LOWER: Final = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
-# Both run over the lowercased text (a case-sensitive literal prefix is a fast search, and
-# Python work is only done per match); the credential is read back from the original text.
-# A backslash is in the class so that a run of `\/` (JSON's escaped slash) costs no
-# alternation per character; a credential ends at a backslash that escapes anything else.
-_BEARER: Final = re.compile(r"bearer[ \t]+(?P<cred>[a-z0-9._~+/=%\\-]{8,})(?![a-z0-9._~+/=%…\\-])")
-_BASIC: Final = re.compile(r"basic[ \t]+(?P<cred>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=._~%…-])")
-_ESCAPE: Final = re.compile(r"\\(?!/)")
-_USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]+)@""")
-# Past PRECISE_KEYS matches in one text (a repeated header), a superset in one regex pass
-# each (spans.split_spans): every credential after `bearer`, every URL password, hidden.
-_BEARER_DENSE: Final = re.compile(r"(bearer[ \t]+)([a-z0-9._~+/=%\\-]{8,})(?![a-z0-9._~+/=%…\\-])")
-_USERINFO_DENSE: Final = re.compile(r"""(://[^/\s:@'"<>]{0,256}:)([^/\s@'"<>]+)(?=@)""")
 _VERDICTS: Final[dict[int, str]] = {}
 _MAX_VERDICTS: Final = 1024
-# The core's two PAT patterns as runs, without their length bound (tokens of any length are
-# masked whole): `re` walks a character class in C, while the core's one-unit alternation
-# costs a branch per character (a search on a short record took 1.5 µs instead of 0.3).
-# A unit is a token character or an escape (`%5F`, `%2D`); too few of them: no token.
-_PAT_BODY: Final = r"(?P<cred>[A-Za-z0-9_-]*(?:%(?:5[Ff]|2[Dd])[A-Za-z0-9_-]*)*)"
-_PAT: Final = re.compile(core.PAT_PREFIX + _PAT_BODY)
-_PAT_URLENCODED: Final = re.compile(r"pat%5[Ff]AIC%5[Ff]" + _PAT_BODY)
+# The core's two PAT patterns as runs (credentials.PAT), URL-encoded here.
+_PAT: Final = PAT
+_PAT_URLENCODED: Final = re.compile(r"pat%5[Ff]AIC%5[Ff]" + PAT_BODY)
 
 
 def _units(cred: str) -> int:
@@ -78,16 +65,34 @@ def mask(text: str) -> str:
 
     Text without secrets is returned as is (the same object).
     """
-    spans = secret_spans(text)
+    found = _found(text)
+    if found is None:
+        return text
+    spans, dense, passwords = found
+    if len(dense) == 1:  # a text repeating one key, scheme or URL thousands of times
+        pos = dense[0].pos
+        spans = merged(text, spans, passwords)
+        if not spans or spans[-1][1] <= pos:  # nothing else reaches into its pass
+            return splice(text[:pos], spans) + dense_text(dense[0])
+    spans = with_dense(text, spans, dense, passwords)
     return splice(text, spans) if spans else text
 
 
 def secret_spans(text: str) -> list[Span]:
     """What :func:`mask` replaces in ``text``: spans in order, without overlaps."""
-    if len(text) >= _LONG and has_hint(text) is False:
+    found = _found(text)
+    if found is None:
         return []
+    return with_dense(text, *found)
+
+
+def _found(text: str) -> tuple[list[Span], list[Dense], set[int]] | None:
+    """What the rules find in ``text`` (see :func:`_collect`); ``None`` when the gate finds
+    no hint of a secret."""
+    if len(text) >= _LONG and has_hint(text) is False:
+        return None
     if "\x1b" in text:
-        return _spans_through_ansi(text)
+        return _spans_through_ansi(text), [], set()
     # The gate: this runs on every log record, and most hold no hint at all. Unrolled as in
     # may_hold_secret: the filter calls this alone, and a function call costs a tenth of it.
     low = text.lower()
@@ -105,8 +110,8 @@ def secret_spans(text: str) -> list[Span]:
         or ("b" in low and ("bearer" in low or "basic" in low))
         or "@" in text
     ):
-        return find_spans(text, low, has_key=has_key)
-    return []
+        return _collect(text, low, has_key=has_key)
+    return None
 
 
 def may_hold_secret(text: str) -> bool:
@@ -150,32 +155,40 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
 
     ``low`` is ``text.lower()`` when the caller has it; ``has_key=False`` skips the key rules.
     """
+    return with_dense(text, *_collect(text, low, has_key=has_key))
+
+
+def _collect(
+    text: str, low: str | None = None, *, has_key: bool = True
+) -> tuple[list[Span], list[Dense], set[int]]:
+    """What every rule finds: spans (in no order, overlapping), the dense passes (texts with
+    more candidates than the precise rules judge) and where URL passwords start."""
     if low is None or len(low) != len(text):
         low = text.lower()
     if len(low) != len(text):  # `İ` lowers to two characters: keep positions aligned
         low = text.translate(_ASCII_LOWER)
     spans: list[Span] = []
+    dense: list[Dense] = []
     if "AIC" in text:  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
         spans.extend(_pat_spans(text))
         if "%5" in text:
             spans.extend(_urlencoded_pat_spans(text))
     if has_key and ("=" in text or ":" in text or "," in text):  # no separator, no value
-        add_key_spans(text, low, spans)
+        add_key_spans(text, low, spans, dense)
     if "bearer" in low or "basic" in low:
         # A credential the key rules already masked (`Authorization: Bearer ...`) is not
         # judged again (on a 64 KB credential that judgement is most of the cost).
-        covered = without_overlaps(list(spans))
-        starts = [span[0] for span in covered]
+        covered = Covered(text, spans, dense)
         if "bearer" in low:
-            spans.extend(_bearer_spans(text, low, covered, starts))
+            spans.extend(bearer_spans(text, low, covered, dense))
         if "basic" in low:
-            spans.extend(_basic_spans(text, low, covered, starts))
+            spans.extend(basic_spans(text, low, covered, dense))
+    passwords: set[int] = set()
     if "@" in text and "://" in text:
-        passwords = _userinfo_spans(text)
-        if passwords:
-            spans.extend(passwords)
-            return _run_on(text, without_overlaps(spans), {span[0] for span in passwords})
-    return without_overlaps(spans)
+        found = userinfo_spans(text, low, dense)
+        spans.extend(found)
+        passwords.update(span[0] for span in found)
+    return spans, dense, passwords
 
 
 def _pat_spans(text: str) -> list[Span]:
@@ -230,102 +243,6 @@ def _urlencoded_pat_spans(text: str) -> list[Span]:
             found.append(Span(m.start(), end, masked))
         m = _PAT_URLENCODED.search(text, end)
     return found
-
-
-def _userinfo_spans(text: str) -> list[Span]:
-    found: list[Span] = []
-    pos = text.find("://")
-    for _ in range(PRECISE_KEYS):
-        if pos == -1:
-            return found
-        span = _userinfo_span(text, pos)
-        if span is not None:
-            found.append(span)
-        pos = text.find("://", span.end if span is not None else pos + 3)
-    if pos != -1:  # past that many URLs, one pass hides every password, masked or not
-        found.extend(split_spans(_USERINFO_DENSE, text, pos, core.ELLIPSIS))
-    return found
-
-
-def _inside(pos: int, covered: list[Span], starts: list[int]) -> bool:
-    i = bisect.bisect_right(starts, pos) - 1
-    return i >= 0 and pos < covered[i][1]
-
-
-def _bearer_spans(text: str, low: str, covered: list[Span], starts: list[int]) -> list[Span]:
-    found: list[Span] = []
-    m = _BEARER.search(low)
-    for _ in range(PRECISE_KEYS):
-        if m is None:
-            return found
-        start, end = m.span("cred")
-        resume = m.end()
-        escape = _ESCAPE.search(low, start, end)
-        if escape is not None:
-            end = resume = escape.start()  # what follows the cut may hold a scheme of its own
-        cred = text[start:end]
-        if cred.startswith(core.PAT_PREFIX):
-            # The PAT rule masks the token; a second pass reads on after its masked form.
-            resume = _PAT.match(text, start).end()  # type: ignore[union-attr]  # prefix: matches
-        elif (
-            len(cred) >= 8
-            and not _inside(start, covered, starts)
-            and core.looks_like_credential(cred.replace("\\/", "/"))
-        ):
-            found.append(Span(start, end, safe_masked_form(cred)))
-        m = _BEARER.search(low, resume)
-    if m is not None:  # past that many, every credential is hidden unjudged
-        found.extend(split_spans(_BEARER_DENSE, low, m.start(), core.ELLIPSIS))
-    return found
-
-
-def _basic_spans(text: str, low: str, covered: list[Span], starts: list[int]) -> list[Span]:
-    """``Basic <base64 of user:password>``: hidden whole (its tail would give bits away)."""
-    found: list[Span] = []
-    for m in _BASIC.finditer(low):
-        start, end = m.span("cred")
-        if not _inside(start, covered, starts) and _is_basic_credential(text[start:end]):
-            found.append(Span(start, end, core.ELLIPSIS))
-    return found
-
-
-def _is_basic_credential(cred: str) -> bool:
-    try:
-        decoded = base64.b64decode(cred + "=" * (-len(cred) % 4), validate=True)
-    except (binascii.Error, ValueError):
-        return False
-    return b":" in decoded
-
-
-def _userinfo_span(text: str, pos: int) -> Span | None:
-    m = _USERINFO.match(text, pos)
-    if m is None or is_masked(m.group("pw")):
-        return None
-    return Span(m.start("pw"), m.end("pw"), core.ELLIPSIS)
-
-
-def _run_on(text: str, spans: list[Span], passwords: set[int]) -> list[Span]:
-    """Spans where a password starting with a value's delimiter is hidden with the value
-    before it (``api_key://u:}@host``: the value ``//u:`` ends at ``}``, the password): on
-    a second pass the delimiter is gone and that value runs on over both masked forms and
-    what follows; so it is all hidden now, as one span, and ``mask()`` stays idempotent."""
-    if passwords.isdisjoint(map(operator.itemgetter(1), spans)):
-        return spans  # no password right after another span (the usual case: no loop)
-    run_end = UNQUOTED.match
-    kept: list[Span] = []
-    last_start, last_end, last_replacement = spans[0]
-    for start, end, replacement in itertools.islice(spans, 1, None):
-        if start < last_end or (
-            start == last_end and start in passwords and replacement == core.ELLIPSIS
-        ):
-            if start == last_end or last_end < end:  # (else within a run-on span already)
-                last_end = max(last_end, run_end(text, end).end())  # type: ignore[union-attr]
-            last_replacement = core.ELLIPSIS
-        else:
-            kept.append(Span(last_start, last_end, last_replacement))
-            last_start, last_end, last_replacement = start, end, replacement
-    kept.append(Span(last_start, last_end, last_replacement))
-    return kept
 
 
 def _spans_through_ansi(text: str) -> list[Span]:

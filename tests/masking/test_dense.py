@@ -5,15 +5,13 @@ and 1 precise candidates so that every generated text takes the dense path."""
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hygiene.masking import keyvalues, mask
+from hygiene.masking import dense, keyvalues, mask
 from tests.masking.test_properties import _FRAGMENTS, _assert_hidden, _exposures
 from tests.strategies import bearer_credentials, pats
 
@@ -77,11 +75,13 @@ def test_a_cookie_value_of_spaces_is_not_masked_next_to_another_value() -> None:
             assert mask(once) == once
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="possessive repeats came with 3.11")
-@given(st.lists(st.one_of(_FRAGMENTS, st.text(" \t:=,'\"\\abfru", max_size=4)), max_size=24))
-def test_the_possessive_link_repeat_matches_as_a_plain_one(parts: list[str]) -> None:
-    """The dense rule's links repeat possessively (speed); a plain repeat splits alike."""
-    low = "".join(parts).lower()
-    plain = re.compile(keyvalues._DENSE.pattern.replace("))++)?))", "))+)?))"))
-    assert plain.pattern != keyvalues._DENSE.pattern
-    assert keyvalues._DENSE.split(low) == plain.split(low)
+@given(st.lists(st.one_of(_FRAGMENTS, st.text(" \t:=,'\"\\abfruKEY", max_size=4)), max_size=24))
+def test_the_fast_dense_rules_split_as_their_plain_spelling(parts: list[str]) -> None:
+    """The dense rules are spelled for speed (possessive repeats, optional parts as branches
+    with an empty side); spelled plainly, they cut every text alike, in both case modes."""
+    text = "".join(parts)
+    low = text.lower()
+    for fast, plain in zip((dense.KEYS, dense.COOKIES), dense._rules(fast=False), strict=True):
+        assert fast.lower.pattern != plain
+        assert fast.lower.split(low) == re.compile(plain).split(low)
+        assert fast.caseless.split(text) == re.compile(plain, re.IGNORECASE).split(text)
