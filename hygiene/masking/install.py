@@ -41,6 +41,14 @@ MakeRecord = Callable[..., logging.LogRecord]
 def _masking(make_record: MakeRecord) -> MakeRecord:
     # The signature spelled out: Logger._log passes ten positional arguments, and packing them
     # into *args costs more than the rest of a clean record's masking.
+    # The standard library's own makeRecord (not one some other library put over it): with
+    # no extras, all it does is call the record factory, and the hook does so itself.
+    code = getattr(make_record, "__code__", None)
+    stock = code is not None and (code.co_filename, code.co_name) == (
+        logging.__file__,
+        "makeRecord",
+    )
+
     @functools.wraps(make_record)
     def make_masked_record(
         self: logging.Logger,
@@ -55,7 +63,13 @@ def _masking(make_record: MakeRecord) -> MakeRecord:
         extra: Any = None,
         sinfo: str | None = None,
     ) -> logging.LogRecord:
-        record = make_record(self, name, level, fn, lno, msg, args, exc_info, func, extra, sinfo)
+        if stock and extra is None:  # what the stock makeRecord does then, one call less
+            factory: Callable[..., logging.LogRecord] = logging._logRecordFactory  # type: ignore[attr-defined]
+            record = factory(name, level, fn, lno, msg, args, exc_info, func, sinfo)
+        else:
+            record = make_record(
+                self, name, level, fn, lno, msg, args, exc_info, func, extra, sinfo
+            )
         redact_record(record)
         return record
 

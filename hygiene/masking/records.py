@@ -35,7 +35,7 @@ from hygiene.masking.exceptions import mask_exception
 from hygiene.masking.keys import is_sensitive_key
 from hygiene.masking.marks import NO_ARGS, MaskedArgs, is_marked, marked_mapping
 from hygiene.masking.spans import Span, splice
-from hygiene.masking.text import mask, secret_spans
+from hygiene.masking.text import LONG, find_spans, mask, secret_spans
 from hygiene.masking.values import mask_value
 from hygiene.masking.views import masked_view
 
@@ -61,11 +61,112 @@ _UNMASKABLE: Final = "[hygiene.masking: this record could not be masked; its con
 
 
 _NO_ARGS: Final = NO_ARGS
+
 # The last record found clean, with the message and arguments it was judged on: the filter
 # after install()'s hook, or on a second handler, knows it at once. A clean record keeps its
 # own arguments (marking them would cost a new tuple on every logging call); a record masked
 # in another thread in between is only judged again.
 _last_clean: tuple[object, object, object] = (None, None, None)
+
+
+def redact_record(record: logging.LogRecord) -> bool:
+    """Mask ``record`` in place (marked if masked, remembered if clean); never raises, and
+    always True: :class:`RedactingFilter`'s ``filter`` itself (one call per handler)."""
+    global _last_clean
+    # This runs on every logging call of the process, once per handler: a record found clean
+    # already, and the common case (a str template, a plain tuple of arguments, no
+    # exception, no extras, a short clean message) are decided here without another call
+    # (the gate of text.may_hold_secret, unrolled: a call costs a tenth of all this).
+    try:
+        attributes = record.__dict__  # subscripts cost less than attribute lookups here
+        msg, args = attributes["msg"], attributes["args"]
+        last = _last_clean
+        if last[0] is record and last[1] is args and last[2] is msg:
+            return True
+        if (
+            type(args) is tuple  # (a marked tuple is a subclass: masked already)
+            and type(msg) is str
+            and len(attributes) == _STANDARD_COUNT
+            and attributes["exc_info"] is None
+            and attributes["stack_info"] is None
+            and attributes["exc_text"] is None
+        ):
+            message = msg % args if args else msg  # what getMessage() renders
+            if len(message) < LONG:
+                low = message.lower()
+                has_key = (
+                    ("k" in low and ("key" in low or "token" in low or "cookie" in low))
+                    or ("ss" in low and ("pass" in low or "sessi" in low))
+                    or ("cre" in low and ("secret" in low or "credential" in low))
+                    or ("w" in low and "pwd" in low)
+                    or ("z" in low and "authoriz" in low)
+                )
+                if not (
+                    has_key
+                    or ("I" in message and "AIC" in message)
+                    or ("b" in low and ("bearer" in low or "basic" in low))
+                    or "@" in message
+                    or "\x1b" in message
+                ):
+                    _last_clean = (record, args, msg)
+                    return True
+                if "\x1b" not in message:
+                    spans = find_spans(message, low, has_key=has_key)
+                    return _redact_rendered(record, msg, args, message, spans)
+            return _redact_rendered(record, msg, args, message, secret_spans(message))
+    except Exception:  # a bad format, or an argument whose str() fails: the full path
+        _redact_fully(record)  # renders it safely (and never raises)
+        return True
+    _redact_other(record)
+    return True
+
+
+def _redact_other(record: logging.LogRecord) -> None:
+    """Records past the common case: marked ones, mapping arguments, extras, exceptions."""
+    try:
+        args = record.args
+        kind = type(args)
+        if kind is not tuple and (kind is MaskedArgs or is_marked(args)):
+            return
+        msg = record.msg
+        if type(msg) is str and not args and not _has_more(record):  # (args None, {})
+            _redact_rendered(record, msg, args, msg, secret_spans(msg))
+            return
+    except Exception:  # a filter that raises breaks the caller's logging call
+        _blank(record)
+        return
+    _redact_fully(record)
+
+
+def _has_more(record: logging.LogRecord) -> bool:
+    """Whether ``record`` carries more than its message: extras, an exception, a stack."""
+    return bool(
+        len(record.__dict__) != _STANDARD_COUNT
+        or record.exc_info
+        or record.exc_text
+        or record.stack_info
+    )
+
+
+def _redact_rendered(
+    record: logging.LogRecord, msg: str, args: Any, message: str, spans: list[Span]
+) -> bool:
+    """The common case past the gate: a secret found in the message stands whole in string
+    arguments (or none is there); else the full path decides. Always True."""
+    global _last_clean
+    try:
+        if not spans:
+            _last_clean = (record, args, msg)
+            return True
+        masked_args = _args_from_spans(msg, args, message, spans) if args else None
+        if masked_args is not None:
+            record.args = masked_args
+            return True
+    except Exception:  # a filter that raises breaks the caller's logging call
+        _blank(record)
+        return True
+    _redact_fully(record)
+    return True
 
 
 class RedactingFilter(logging.Filter):
@@ -75,49 +176,8 @@ class RedactingFilter(logging.Filter):
     and ``"filters": ["redact"]`` on each handler.
     """
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        last, args = _last_clean, record.args
-        if last[0] is record and last[1] is args and last[2] is record.msg:
-            return True
-        kind = type(args)
-        if kind is tuple or (kind is not MaskedArgs and not is_marked(args)):
-            redact_record(record)  # (a plain tuple, the usual case, is never marked)
-        return True
-
-
-def redact_record(record: logging.LogRecord) -> None:
-    """Mask ``record`` in place (marked if masked, remembered if clean); never raises."""
-    global _last_clean
-    # This runs on every logging call of the process: the common case (a str template, no
-    # exception, no extras, a clean message) is decided here without another call.
-    try:
-        attributes = record.__dict__  # subscripts cost less than attribute lookups here
-        msg, args = attributes["msg"], attributes["args"]
-        if (
-            type(msg) is str
-            and len(attributes) == _STANDARD_COUNT
-            and attributes["exc_info"] is None
-            and attributes["exc_text"] is None
-            and attributes["stack_info"] is None
-            and (not args or type(args) is tuple)
-        ):
-            try:
-                message: str | None = msg % args if args else msg  # what getMessage() renders
-            except Exception:
-                message = None  # a bad format: the full path renders it safely
-            if message is not None:
-                spans = secret_spans(message)  # its gate first: most messages end there
-                if not spans:
-                    _last_clean = (record, args, msg)
-                    return
-                masked_args = _args_from_spans(msg, args, message, spans) if args else None
-                if masked_args is not None:
-                    record.args = masked_args
-                    return
-    except Exception:  # a filter that raises breaks the caller's logging call
-        _blank(record)
-        return
-    _redact_fully(record)
+    # The function itself, not a method calling it: one call less on every logging call.
+    filter = staticmethod(redact_record)
 
 
 def _redact_fully(record: logging.LogRecord) -> None:

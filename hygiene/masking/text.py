@@ -39,13 +39,13 @@ from hygiene.masking.credentials import (
 from hygiene.masking.dense import Dense, dense_text, merged, with_dense
 from hygiene.masking.gate import has_hint
 from hygiene.masking.keyvalues import add_key_spans
-from hygiene.masking.spans import Span, splice
+from hygiene.masking.spans import Span, splice, without_overlaps
 
 # The core's two PAT rules: plain, then URL-encoded.
 _PAT_RULE, _PAT_URLENCODED_RULE = (rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
 
 # From this length on, one Hyperscan pass is the cheaper gate (see gate.py).
-_LONG: Final = 256
+LONG: Final = 256
 _ANSI: Final = re.compile(r"\x1b(?:\[[0-9;:?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _ASCII_LOWER: Final = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
 
@@ -83,13 +83,16 @@ def secret_spans(text: str) -> list[Span]:
     found = _found(text)
     if found is None:
         return []
-    return with_dense(text, *found)
+    spans, dense, passwords = found
+    if dense or passwords:
+        return with_dense(text, spans, dense, passwords)
+    return without_overlaps(spans)  # (a record's few spans: no further call)
 
 
 def _found(text: str) -> tuple[list[Span], list[Dense], set[int]] | None:
     """What the rules find in ``text`` (see :func:`_collect`); ``None`` when the gate finds
     no hint of a secret."""
-    if len(text) >= _LONG and has_hint(text) is False:
+    if len(text) >= LONG and has_hint(text) is False:
         return None
     if "\x1b" in text:
         return _spans_through_ansi(text), [], set()
@@ -116,7 +119,7 @@ def _found(text: str) -> tuple[list[Span], list[Dense], set[int]] | None:
 
 def may_hold_secret(text: str) -> bool:
     """The gate alone: False means :func:`mask` would return ``text`` unchanged."""
-    if len(text) >= _LONG:
+    if len(text) >= LONG:
         hint = has_hint(text)
         if hint is not None:
             return hint
@@ -155,7 +158,10 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
 
     ``low`` is ``text.lower()`` when the caller has it; ``has_key=False`` skips the key rules.
     """
-    return with_dense(text, *_collect(text, low, has_key=has_key))
+    spans, dense, passwords = _collect(text, low, has_key=has_key)
+    if dense or passwords:
+        return with_dense(text, spans, dense, passwords)
+    return without_overlaps(spans)
 
 
 def _collect(

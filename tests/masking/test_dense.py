@@ -12,6 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hygiene.masking import dense, keyvalues, mask
+from hygiene.masking.spans import splice
+from hygiene.masking.text import secret_spans
 from tests.masking.test_properties import _FRAGMENTS, _assert_hidden, _exposures
 from tests.strategies import bearer_credentials, pats
 
@@ -85,3 +87,23 @@ def test_the_fast_dense_rules_split_as_their_plain_spelling(parts: list[str]) ->
         assert fast.lower.pattern != plain
         assert fast.lower.split(low) == re.compile(plain).split(low)
         assert fast.caseless.split(text) == re.compile(plain, re.IGNORECASE).split(text)
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.one_of(_FRAGMENTS, pats, bearer_credentials, st.text(max_size=6)),
+        min_size=1,
+    ),
+    st.sampled_from([0, 1, 2]),
+    st.booleans(),
+)
+def test_the_dense_text_is_what_its_spans_make(parts: list[str], precise: int, upper: bool) -> None:
+    """mask() puts a text with one dense pass back together from the pass's pieces; the
+    records' path (secret_spans, splice) makes it from spans: both give the same text, over
+    the lowercased text and (an uppercase key) over the text itself."""
+    text = "".join(parts)
+    if upper:
+        text = text.upper().replace("PAT_AIC_", "pat_AIC_")
+    with _precise_keys(precise):
+        assert mask(text) == splice(text, secret_spans(text))

@@ -104,6 +104,34 @@ def test_install_is_idempotent_and_uninstall_takes_everything_back(root_sink: io
     assert not any(isinstance(f, RedactingFilter) for h in root_handlers for f in h.filters)
 
 
+def test_a_make_record_hook_put_there_before_install_still_runs(
+    logger: logging.Logger, guard: SecretGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """install() makes a record itself only when the hook under it is the standard
+    library's own makeRecord; another library's hook keeps running, extras or not."""
+    made: list[object] = []
+    stock = logging.Logger.makeRecord
+
+    def theirs(self: logging.Logger, *args: object, **kwargs: object) -> logging.LogRecord:
+        record = stock(self, *args, **kwargs)  # type: ignore[arg-type]
+        made.append(record.msg)  # the template: no secret kept
+        return record
+
+    monkeypatch.setattr(logging.Logger, "makeRecord", theirs)
+    handler, sink = stream_handler()
+    logger.addHandler(handler)
+    token = guard.pat()
+    installation = install(streams=False)
+    try:
+        logger.info("created %s", token)
+        logger.info("user %s", "al", extra={"request_id": 7})
+    finally:
+        installation.uninstall()
+    assert made == ["created %s", "user %s"]
+    guard.capture(sink.getvalue())
+    assert "created pat_AIC_…" in sink.getvalue()
+
+
 class _Quiet(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.send_response(200)
