@@ -21,6 +21,7 @@ import itertools
 import operator
 import re
 import sys
+from collections.abc import Callable
 from typing import Final, NamedTuple
 
 from hygiene.detection import ELLIPSIS
@@ -32,71 +33,130 @@ from hygiene.masking.spans import Span, alternation, without_overlaps
 _POSSESSIVE: Final = sys.version_info >= (3, 11)
 
 
+def _ci(part: str) -> str:
+    return f"(?i:{part})"
+
+
+def _words(words: list[str], between: str = "", *, caseless: bool) -> str:
+    """Any of ``words`` (see :func:`alternation`); for a text that is not lowercase, the first
+    letter a class of its cases and the rest ignoring case: a pattern that starts ignoring
+    case gives sre no set of first characters to skip to, and it then tries every position
+    of a text (ten times the time on 64 KB with no key)."""
+    if not caseless:
+        return alternation(words, between)
+    cases, branches = "", []
+    for first in sorted({word[0] for word in words}):
+        # The characters `re` takes for this letter ignoring case (`s` also takes `ſ`).
+        mine = "".join(
+            c
+            for c in dict.fromkeys((first, first.upper(), "\u017f", "\u212a"))
+            if re.fullmatch(first, c, re.IGNORECASE)
+        )
+        rest = alternation([word[1:] for word in words if word[0] == first], between)
+        branches.append(f"(?<=[{mine}]){between}(?i:{rest})")
+        cases += mine
+    return f"[{cases}](?:{'|'.join(branches)})"
+
+
+def _as_is(part: str) -> str:
+    return part
+
+
 def _opt(part: str) -> str:
     """``part`` or nothing: a branch with an empty side matches as ``(?:part)?`` does (the
     part first), and ``re`` enters a branch for less than an optional repeat."""
     return f"(?:{part}|)"
 
 
-def _rules(*, fast: bool) -> tuple[str, str]:
+class _Spelling(NamedTuple):
+    """How the dense rules spell their parts (fast, or plainly for the tests)."""
+
+    star: str  # a repeat that never gives back
+    plus: str
+    opt: Callable[[str], str]  # an optional part
+    keep: Callable[[str], str]  # an optional part never given back
+    ci: Callable[[str], str]  # letters: ignoring case over a text that is not lowercase
+    ws: str
+    quote: str
+    sep: str
+    bfru: str  # a string prefix: b'...', rb"..."
+
+
+def _spelling(*, fast: bool, caseless: bool) -> _Spelling:
+    star, plus = ("*+", "++") if fast and _POSSESSIVE else ("*", "+")
+    opt = _opt if fast else (lambda part: f"(?:{part})?")
+    keep = (lambda part: f"(?:{part})?+") if fast and _POSSESSIVE else opt
+    ci = _ci if caseless else _as_is
+    ws = "[ \\t]" + star  # never followed by a space or a tab it would have to give back
+    quote = r"""\\{0,3}["']"""
+    sep = "(?:=>|[:=]|," + ws + ci("b") + "?(?=" + quote + "))"
+    return _Spelling(star, plus, opt, keep, ci, ws, quote, sep, ci("[bfru]") + "{1,2}")
+
+
+def _rules(*, fast: bool, caseless: bool = False) -> tuple[str, str]:
     """The dense key rule and the dense cookie rule: ``(key, separator, quote)(value)``.
 
     ``fast=False`` spells every part plainly (the form the tests compare the fast one to).
+    ``caseless``: for a text that is not lowercase, only the parts made of letters ignore case
+    (the whole pattern ignoring case walked a value's class more slowly, by half on a long one).
     """
-    star, plus = ("*+", "++") if fast and _POSSESSIVE else ("*", "+")
-    opt = _opt if fast else (lambda part: f"(?:{part})?")
-    keep = (lambda part: f"(?:{part})?+") if fast and _POSSESSIVE else opt  # never given back
-    ws = "[ \\t]" + star  # never followed by a space or a tab it would have to give back
-    quote = r"""\\{0,3}["']"""
-    sep = "(?:=>|[:=]|," + ws + "b?(?=" + quote + "))"
+    s = _spelling(fast=fast, caseless=caseless)
     # Each optional part is guarded by a look at its first character: entering an optional
     # group costs sre more than that look. The last one is not possessive: the value may
     # need it given back (`password=b"` and a line end: the value is `b`).
+    string_start = s.opt(s.bfru + "(?=" + s.quote + ")") + s.opt(s.quote)
     after_key = (
-        "[_.-]"
-        + star
-        + keep(r"""(?=[\\"'])""" + quote)
-        + ws
-        + sep
-        + opt(r"""(?=[ \t\\"'bfru])""" + ws + opt(r"[bfru]{1,2}(?=" + quote + ")") + opt(quote))
-    )
+        "[_.-]" + s.star + s.keep(r"""(?=[\\"'])""" + s.quote) + s.ws + s.sep
+        + s.opt("(?=" + s.ci(r"""[ \t\\"'bfru]""") + ")" + s.ws + string_start)
+    )  # fmt: skip
     # `_` `-` `.` may stand anywhere in a key (``pass_word``): between any two letters here.
-    endings = alternation([e for e in SENSITIVE_ENDINGS if e != "cookie"], between="[_.-]" + star)
+    endings = [e for e in SENSITIVE_ENDINGS if e != "cookie"]
+    keys = _words(endings, "[_.-]" + s.star, caseless=caseless) + after_key
+    cookie = _words(["cookie"], caseless=caseless) + after_key
+    # A cookie header runs to the end of its line (not from a space).
+    return f"({keys})({_value(s)})", f"({cookie})(\\S[^\\n]*)"
+
+
+def _value(s: _Spelling) -> str:
     char = r"""[^\s"'\\,;&)\]}|]"""  # of an unquoted value
     # An unquoted value, and the word after it when it is short and ends like a scheme word
     # (`Bearer x`, `AWS4-HMAC-SHA256 Credential=...`): told by looking back (fixed width),
     # with no backtracking over the word. Nothing after a value can make the pattern fail:
     # every optional part of it may be possessive.
-    unquoted = (
-        char + plus + keep(r"(?=[ \t])(?<=[a-z0-9_.-])(?<!" + char + r"{32})[ \t]+" + char + plus)
-    )
+    word = r"(?=[ \t])(?<=" + s.ci("[a-z0-9_.-]") + r")(?<!" + char + r"{32})[ \t]+"
+    unquoted = char + s.plus + s.keep(word + char + s.plus)
     # A key at the end of an unquoted value may have a value of its own after it
     # (`token=xpassword"="..."`): the match runs on over it (no lookahead per character).
     # Such a link starts at the delimiter that ended the value: checked before the repeat.
     link = (
-        r"""(?=[\\"' \t,])(?:"""
-        + keep(quote)
-        + ws
-        + sep
-        + r"""|(?<=[:=>])(?=[ \t"'\\]))"""
-        + ws
-        + keep(r"[bfru]{1,2}(?=" + quote + ")")
-        + keep(quote)
-        + r"""(?:(?<=["'])[^\n]"""
-        + star
-        + "|"
-        + unquoted
-        + ")"
+        r"""(?=[\\"' \t,])(?:""" + s.keep(s.quote) + s.ws + s.sep
+        + r"""|(?<=[:=>])(?=[ \t"'\\]))""" + s.ws
+        + s.keep(s.bfru + "(?=" + s.quote + ")") + s.keep(s.quote)
+        + r"""(?:(?<=["'])[^\n]""" + s.star + "|" + unquoted + ")"
+    )  # fmt: skip
+    return (
+        r"""(?:(?<=["'])[^\n]""" + s.plus + "|" + unquoted + "(?:(?:" + link + ")" + s.plus + ")?)"
     )
-    value = r"""(?:(?<=["'])[^\n]""" + plus + "|" + unquoted + "(?:(?:" + link + ")" + plus + ")?)"
-    keys = "(" + endings + after_key + ")(" + value + ")"
-    cookies = "(cookie" + after_key + r")(\S[^\n]*)"  # to the end of its line, not from a space
-    return keys, cookies
 
 
-_KEY_RULE, _COOKIE_RULE = _rules(fast=True)
-_BEARER_RULE: Final = r"(bearer[ \t]+)([a-z0-9._~+/=%\\-]{8,})(?![a-z0-9._~+/=%…\\-])"
-_BASIC_RULE: Final = r"(basic[ \t]+)([a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=._~%…-])"
+def _schemes(*, caseless: bool) -> tuple[str, str]:
+    """The dense Bearer and Basic rules: ``(scheme word)(credential)``."""
+    ci = _ci if caseless else _as_is
+    bearer = (
+        "("
+        + _words(["bearer"], caseless=caseless)
+        + r"[ \t]+)("
+        + ci(r"[a-z0-9._~+/=%\\-]")
+        + "{8,})"
+        "(?!" + ci(r"[a-z0-9._~+/=%…\\-]") + ")"
+    )
+    basic = (
+        "(" + _words(["basic"], caseless=caseless) + r"[ \t]+)(" + ci("[a-z0-9+/]") + "{8,}={0,2})"
+        "(?!" + ci("[a-z0-9+/=._~%…-]") + ")"
+    )
+    return bearer, basic
+
+
 # A URL's user, password, host and what runs on after it, to a delimiter or the next URL:
 # a key's value that ends inside (`api_key://u:}@x`: the value is `//u:`) is held whole in
 # it, and so no value ends where a password starts (what the precise rules run on, one by
@@ -111,15 +171,15 @@ class _Rule(NamedTuple):
     caseless: re.Pattern[str]  # over any text
 
 
-def _compiled(pattern: str) -> _Rule:
-    return _Rule(re.compile(pattern), re.compile(pattern, re.IGNORECASE))
-
-
-KEYS: Final = _compiled(_KEY_RULE)
-COOKIES: Final = _compiled(_COOKIE_RULE)
-BEARERS: Final = _compiled(_BEARER_RULE)
-BASICS: Final = _compiled(_BASIC_RULE)
-USERINFO: Final = _compiled(_USERINFO_RULE)
+_KEYS_LOWER, _COOKIES_LOWER = _rules(fast=True)
+_KEYS_CASELESS, _COOKIES_CASELESS = _rules(fast=True, caseless=True)
+_BEARER_LOWER, _BASIC_LOWER = _schemes(caseless=False)
+_BEARER_CASELESS, _BASIC_CASELESS = _schemes(caseless=True)
+KEYS: Final = _Rule(re.compile(_KEYS_LOWER), re.compile(_KEYS_CASELESS))
+COOKIES: Final = _Rule(re.compile(_COOKIES_LOWER), re.compile(_COOKIES_CASELESS))
+BEARERS: Final = _Rule(re.compile(_BEARER_LOWER), re.compile(_BEARER_CASELESS))
+BASICS: Final = _Rule(re.compile(_BASIC_LOWER), re.compile(_BASIC_CASELESS))
+USERINFO: Final = _Rule(re.compile(_USERINFO_RULE), re.compile(_USERINFO_RULE))  # no letters
 
 
 # An unquoted value: up to its delimiter (a value that runs on past a masked password).

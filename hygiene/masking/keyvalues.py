@@ -111,7 +111,7 @@ def add_key_spans(text: str, low: str, spans: list[Span], dense: list[Dense]) ->
         # a word before it (``Bearer``) and runs on over a key at its end that has a value of
         # its own (``token=xpassword"="...``); all become ``…``.
         pos = max(_run_start(low, m.start()), masked)
-        for rule in (KEYS, COOKIES):
+        for rule in (KEYS, COOKIES) if "cookie" in low else (KEYS,):
             found = dense_pass(rule, text, low, pos)
             if found is not None:
                 dense.append(found)
