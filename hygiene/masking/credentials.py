@@ -26,11 +26,12 @@ from hygiene.masking.dense import (
     USERINFO,
     Dense,
     dense_pass,
+    dense_spans,
     with_dense,
 )
 from hygiene.masking.keys import is_masked, safe_masked_form
 from hygiene.masking.keyvalues import PRECISE_KEYS
-from hygiene.masking.spans import Span
+from hygiene.masking.spans import Span, without_overlaps
 
 # Both run over the lowercased text (a case-sensitive literal prefix is a fast search, and
 # Python work is only done per match); the credential is read back from the original text.
@@ -80,10 +81,16 @@ class Covered:
     def end(self, pos: int) -> int | None:
         """Where the masked span holding ``pos`` ends; ``None`` when none does."""
         if self.covered is None:
-            self.covered = with_dense(self.text, self.spans, self.dense, set())
+            self.covered = self._merged()
             self.starts = list(map(operator.itemgetter(0), self.covered))
         i = bisect.bisect_right(self.starts, pos) - 1
         return self.covered[i][1] if i >= 0 and pos < self.covered[i][1] else None
+
+    def _merged(self) -> list[Span]:
+        head = without_overlaps(self.spans)
+        if len(self.dense) == 1 and (not head or head[-1][1] <= self.dense[0].pos):
+            return head + dense_spans(self.dense[0])  # in order, apart already: no merging
+        return with_dense(self.text, head, self.dense, set())
 
 
 def bearer_spans(text: str, low: str, covered: Covered, dense: list[Dense]) -> list[Span]:

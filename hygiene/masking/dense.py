@@ -193,6 +193,7 @@ class Dense(NamedTuple):
     rule: _Rule
     pos: int
     pieces: list[str]
+    spans: list[list[Span]]  # its values as spans, once asked (dense_spans)
 
 
 def dense_pass(rule: _Rule, text: str, low: str, pos: int) -> Dense | None:
@@ -202,14 +203,17 @@ def dense_pass(rule: _Rule, text: str, low: str, pos: int) -> Dense | None:
         pieces = rule.lower.split(low[pos:] if pos else low)
     else:
         pieces = rule.caseless.split(text[pos:] if pos else text)
-    return Dense(rule, pos, pieces) if len(pieces) > 1 else None
+    return Dense(rule, pos, pieces, []) if len(pieces) > 1 else None
 
 
 def dense_spans(dense: Dense) -> list[Span]:
-    """The values of ``dense`` as spans: their bounds are running sums of the pieces' lengths
-    (summed in C: no Python work per value)."""
-    bounds = list(itertools.accumulate(map(len, dense.pieces), initial=dense.pos))
-    return list(zip(bounds[2::3], bounds[3::3], itertools.repeat(ELLIPSIS)))  # type: ignore[arg-type]  # plain tuples: what a Span is
+    """The values of ``dense`` as spans (a new list): their bounds are running sums of the
+    pieces' lengths (summed in C: no Python work per value), made once per pass (what the key
+    rules masked is asked for by the bearer and Basic rules, then merged with all)."""
+    if not dense.spans:
+        bounds = list(itertools.accumulate(map(len, dense.pieces), initial=dense.pos))
+        dense.spans.append(list(zip(bounds[2::3], bounds[3::3], itertools.repeat(ELLIPSIS))))  # type: ignore[arg-type]  # plain tuples: what a Span is
+    return list(dense.spans[0])
 
 
 def dense_text(dense: Dense) -> str:
