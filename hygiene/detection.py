@@ -26,6 +26,7 @@ as text, compiled for ``str`` (masking) and ``bytes`` (the scanner).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -110,20 +111,8 @@ _QUOTE = r"""(?:\\{0,3}["'])?"""
 
 
 def _pair(key: str) -> str:
-    return (
-        key
-        + _QUOTE
-        + r"[ \t]*(?:,|\r?\n)"
-        + _PAIR_GAP
-        + _PAIR_VALUE_KEY
-        + _QUOTE
-        + r"[ \t]*[:=][ \t]*"
-        + _QUOTE
-        + r"[ \t]*"
-        + _SCHEME
-        + _CRED
-        + _CRED_END
-    )
+    value = _QUOTE + r"[ \t]*[:=][ \t]*" + _QUOTE + r"[ \t]*" + _SCHEME + _CRED + _CRED_END
+    return key + _QUOTE + r"[ \t]*(?:,|\r?\n)" + _PAIR_GAP + _PAIR_VALUE_KEY + value
 
 
 # Two rules, so that no needle of one lies inside another of the same rule (`access_token"`
@@ -189,8 +178,7 @@ class Rule:
     """One way a secret appears: its pattern, and the literals every match of it holds."""
 
     type_id: str
-    text: re.Pattern[str]
-    data: re.Pattern[bytes]
+    pattern: str
     # The literals the scanner searches for before running the pattern (every match holds
     # one), and how far before its literal a match starts: `authorization` is searched as
     # `uthoriz`, which no spelling of the keyword lacks. With `caseless`, needles are
@@ -199,6 +187,19 @@ class Rule:
     back: int
     anchored_by_keyword: bool
     caseless: bool = False
+
+    # Compiled on first use: a run whose input holds no needle (most pre-commit runs) never
+    # pays the 6 ms the rules' patterns take to compile. (cached_property writes the
+    # instance's __dict__ directly, which a frozen dataclass allows.)
+    @functools.cached_property
+    def text(self) -> re.Pattern[str]:
+        """The pattern over text."""
+        return re.compile(self.pattern)
+
+    @functools.cached_property
+    def data(self) -> re.Pattern[bytes]:
+        """The pattern over bytes (ASCII: every offset is a byte offset)."""
+        return re.compile(self.pattern.encode("ascii"))
 
     def accepts(self, cred: str) -> bool:
         """Whether the matched value alone is a secret (its surroundings: :func:`_judge`)."""
@@ -218,8 +219,7 @@ def _is_pat(cred: str) -> bool:
 def _rule(
     type_id: str, pattern: str, needles: tuple[bytes, ...], back: int, *, kw: bool = False
 ) -> Rule:
-    compiled_bytes = re.compile(pattern.encode("ascii"))
-    return Rule(type_id, re.compile(pattern), compiled_bytes, needles, back, kw, caseless=kw)
+    return Rule(type_id, pattern, needles, back, kw, caseless=kw)
 
 
 RULES: Final = (

@@ -70,6 +70,7 @@ EXPORTS: dict[str, list[str]] = {
     "hygiene.scan.decoders": [
         "DecodeError",
         "decoded_secrets",
+        "finder_for",
         "refine",
         "scan_buffer",
         "scan_layers",

@@ -74,7 +74,7 @@ def export_rules() -> tuple[ExportRule, ...]:
     """Every rule of :data:`hygiene.detection.RULES`, split for exporting."""
     rules: list[ExportRule] = []
     for index, rule in enumerate(detection.RULES):
-        text = rule.text.pattern
+        text = rule.pattern
         if text in NOT_EXPORTED:
             continue
         rule_id, description = _NAMES.get(

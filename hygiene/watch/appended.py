@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hygiene.detection import Secret
-from hygiene.scan.decoders import refine
-from hygiene.scan.matcher import Hit, NeedleFinder, finder_for, scan_bytes
+from hygiene.scan.decoders import finder_for, refine
+from hygiene.scan.matcher import Hit, NeedleFinder, scan_bytes
 from hygiene.scan.matcher.engine import WINDOW, decoded_len, safe_cut
 
 MAX_HELD = 1 << 20

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 from hygiene.detection import AIC_PAT, BEARER_TOKEN, Secret, drop_overlaps
 from hygiene.scan.decoders import b64, utf16
-from hygiene.scan.matcher.needles import hyperscan_available
+from hygiene.scan.matcher.needles import NeedleFinder, hyperscan_available, literal_expression
+from hygiene.scan.matcher.needles import finder_for as matcher_finder_for
 
 if TYPE_CHECKING:
     import hyperscan
@@ -44,6 +45,8 @@ _MIME_IDS = frozenset(range(len(_ALL_TEXTS), len(_ALL_TEXTS) + len(b64.MIME_HINT
 _UTF16_ID = len(_ALL_TEXTS) + len(b64.MIME_HINTS)
 _TEXTS = (*_ALL_TEXTS, *b64.MIME_HINTS, utf16.NEEDLE)
 _LONGEST = max(map(len, _TEXTS))
+# What a finder made by finder_for() looks for besides the rules' needles (ids: indexes here).
+NEEDLE_TEXTS = _TEXTS
 _UTF16_RARE = (b"\x00", b"C")
 
 
@@ -63,12 +66,6 @@ def _present(data: bytes, rare: tuple[bytes, ...], seen: dict[bytes, bool]) -> b
 DENSE = 32
 
 
-def _literal(text: bytes) -> bytes:
-    # Every byte as \xHH: Hyperscan reads an expression as a C string, so a NUL (the UTF-16
-    # needle holds several) would end it.
-    return b"".join(b"\\x%02x" % byte for byte in text)
-
-
 @functools.cache
 def _database() -> hyperscan.Database:
     """Every base64 needle in one Hyperscan database, compiled once per process."""
@@ -77,7 +74,7 @@ def _database() -> hyperscan.Database:
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     flags = [hyperscan.HS_FLAG_SINGLEMATCH] * len(_TEXTS)
     db.compile(
-        expressions=[_literal(text) for text in _TEXTS],
+        expressions=[literal_expression(text) for text in _TEXTS],
         ids=list(range(len(_TEXTS))),
         elements=len(_TEXTS),
         flags=flags,
@@ -151,12 +148,16 @@ def _base64_secrets(
     return found
 
 
-def embedded_secrets(data: bytes, cut: int | None = None) -> list[Secret]:
+def embedded_secrets(
+    data: bytes, cut: int | None = None, present: frozenset[int] | None = None
+) -> list[Secret]:
     """The PATs encoded in ``data`` (base64, UTF-16) whose encoded text starts before ``cut``,
-    each located on its encoded text."""
+    each located on its encoded text. ``present``: which of :data:`NEEDLE_TEXTS` ``data``
+    holds, where the scanner's finder told already (a superset does no harm)."""
     end = len(data) if cut is None else cut
     seen: dict[bytes, bool] = {}
-    present = _needles_present(data, end)
+    if present is None:
+        present = _needles_present(data, end)
     found = _base64_secrets(data, end, seen, present)
     if present is None:
         found += b64.mime_secrets(data, end)
@@ -179,11 +180,13 @@ def _unique(found: list[Secret]) -> list[Secret]:
     return list({(s.start, s.token): s for s in found}.values())
 
 
-def refine(data: bytes, cut: int, found: list[Secret]) -> list[Secret]:
+def refine(
+    data: bytes, cut: int, found: list[Secret], present: frozenset[int] | None = None
+) -> list[Secret]:
     """The scanner's hook: ``found`` plus the encoded PATs. A bearer credential that carries
     one (``Basic base64(user:PAT)``) is that PAT: the PAT's fingerprint is the one an
-    inventory holds, so it is reported instead."""
-    extra = embedded_secrets(data, cut)
+    inventory holds, so it is reported instead. ``present``: see :func:`embedded_secrets`."""
+    extra = embedded_secrets(data, cut, present)
     if not extra:
         return found
     kept = [
@@ -194,10 +197,16 @@ def refine(data: bytes, cut: int, found: list[Secret]) -> list[Secret]:
     return kept + extra
 
 
+def finder_for(size: int | None) -> NeedleFinder:
+    """The matcher's finder for an input of ``size`` bytes that also looks for
+    :data:`NEEDLE_TEXTS`, so that :func:`refine` needs no pass of its own."""
+    return matcher_finder_for(size, NEEDLE_TEXTS)
+
+
 def decoded_secrets(data: bytes) -> list[Secret]:
     """Every secret of ``data`` the decoders add to the rules' own (in order, no overlaps):
     for sources that scan pieces of text themselves."""
     return drop_overlaps([s for s in embedded_secrets(data) if s.type_id == AIC_PAT])
 
 
-__all__ = ["decoded_secrets", "embedded_secrets", "refine"]
+__all__ = ["NEEDLE_TEXTS", "decoded_secrets", "embedded_secrets", "finder_for", "refine"]

@@ -27,12 +27,12 @@ from hygiene.scan.decoders.archives import (
 )
 from hygiene.scan.decoders.bounds import Budget, DecodeError, check_ratio
 from hygiene.scan.decoders.compressed import Inflater, compression_of
-from hygiene.scan.decoders.embedded import refine
+from hygiene.scan.decoders.embedded import finder_for, refine
 from hygiene.scan.findings import ScanResult, detection_for
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, Hit, StreamScanner
 from hygiene.scan.matcher.linecount import Recount
-from hygiene.scan.matcher.needles import NeedleFinder, finder_for
+from hygiene.scan.matcher.needles import NeedleFinder
 
 Reader = Callable[[int], bytes]
 # Enough to recognise every format handled here (tar's magic lies at offset 257).

@@ -10,6 +10,7 @@ decoded around where it lies.
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 from collections.abc import Callable, Iterator
 
@@ -65,7 +66,7 @@ def transcoder(read: Reader, codec: str) -> Reader:
 # UTF-16 of `pat_AIC_` and eight token characters, either byte order: candidates located at C
 # speed; each is then decoded and judged by the core.
 _TOKEN = rb"[A-Za-z0-9_-]"
-CANDIDATES = re.compile(
+_CANDIDATES_PATTERN = (
     re.escape(PAT_PREFIX.encode("utf-16-le"))
     + rb"(?:"
     + _TOKEN
@@ -78,10 +79,16 @@ CANDIDATES = re.compile(
 )
 
 
+@functools.cache
+def _candidates() -> re.Pattern[bytes]:
+    # Compiled on first use (4 ms): most runs never meet the UTF-16 needle.
+    return re.compile(_CANDIDATES_PATTERN)
+
+
 def candidates(data: bytes, start: int = 0, end: int | None = None) -> Iterator[int]:
     """Where a UTF-16 PAT may lie in ``data``: the offsets :func:`secret_at` takes."""
     stop = len(data) if end is None else end
-    for m in CANDIDATES.finditer(data, start, min(len(data), stop + 32)):
+    for m in _candidates().finditer(data, start, min(len(data), stop + 32)):
         if m.start() < stop:
             yield m.start()
 
@@ -104,4 +111,4 @@ def secret_at(data: bytes, pos: int) -> Secret | None:
     return None
 
 
-__all__ = ["CANDIDATES", "NEEDLE", "candidates", "secret_at", "sniff", "transcoder"]
+__all__ = ["NEEDLE", "candidates", "secret_at", "sniff", "transcoder"]

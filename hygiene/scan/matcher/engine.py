@@ -49,10 +49,11 @@ WINDOW = MAX_TOKEN_LENGTH + 64
 DEFAULT_CHUNK_SIZE = 64 << 10
 
 Reader = Callable[[int], bytes]
-# A hook over each round's secrets: given the buffer, the cut and the rules' secrets, the
-# secrets to report (decoders add what they decode, e.g. a PAT inside base64, and drop what it
-# replaces). Offsets are within the buffer.
-Refine = Callable[[bytes, int, list[Secret]], list[Secret]]
+# A hook over each round's secrets: given the buffer, the cut, the rules' secrets and the
+# finder's extra literals found in the buffer (None: unknown), the secrets to report (decoders
+# add what they decode, e.g. a PAT inside base64, and drop what it replaces). Offsets are
+# within the buffer.
+Refine = Callable[[bytes, int, list[Secret], frozenset[int] | None], list[Secret]]
 # A match may cross this many newlines less one (name/value pairs spread over lines): a chunk
 # is cut at the start of its last SPAN_LINES lines, so such a match is seen whole.
 SPAN_LINES = 8
@@ -115,7 +116,7 @@ def _secrets_before(
     if sqlite:
         found = [_within_field(data, secret) for secret in found]
     if refine is not None:
-        found = refine(data, cut, found)
+        found = refine(data, cut, found, finder.extras_in(data))
     return drop_overlaps(found) if len(found) > 1 else found
 
 

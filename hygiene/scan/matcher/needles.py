@@ -11,7 +11,11 @@ Two finders locate them and give the same answer, as a property test checks:
   fallback where no hyperscan wheel exists.
 
 A finder answers one question about a buffer: which needles lie in it whose match would
-start before ``cut`` (the engine handles what lies after the cut in its next round).
+start before ``cut`` (the engine handles what lies after the cut in its next round). A
+Hyperscan finder may be given extra literals (the decoders' needles: base64 and UTF-16 forms
+of the PAT prefix): its one pass then also tells which of them the buffer holds
+(:meth:`~NeedleFinder.extras_in`), so the decoders need no pass of their own (a second pass
+over every chunk cost a tenth of a scan).
 """
 
 from __future__ import annotations
@@ -49,6 +53,12 @@ class NeedleFinder(Protocol):
         """Every needle occurrence in ``data`` whose match would start before ``cut``: its
         rule and the needle's offset, in no particular order; or None when there are more
         than :data:`DENSE` of them (then :mod:`~hygiene.scan.matcher.dense` locates them in bulk)."""
+        ...
+
+    def extras_in(self, data: bytes) -> frozenset[int] | None:
+        """The indexes of the extra literals that ``data`` holds, if ``data`` is the buffer
+        :meth:`find` last searched whole; None when this finder cannot tell (or was given
+        none: its caller looks for them itself)."""
         ...
 
 
@@ -133,9 +143,15 @@ def needles_in(data: bytes, lowered: bytes | None) -> dict[Rule, list[bytes]]:
 
 class PythonFinder:
     """Needles located with ``bytes.find``, one needle at a time, behind memchr prefilters;
-    caseless needles in a lowercased copy of the buffer, made only when one may be there."""
+    caseless needles in a lowercased copy of the buffer, made only when one may be there.
+    ``extras`` are looked for (the same way) only when asked of (:meth:`extras_in`)."""
+
+    def __init__(self, extras: tuple[bytes, ...] = ()) -> None:
+        self._extras = tuple((text, _prefilter(_by_rarity(text), False)) for text in extras)
+        self._last: bytes | None = None
 
     def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]] | None:
+        self._last = data
         found: list[tuple[Rule, int]] = []
         lowered: bytes | None = None
         for rule, needle, prefilter, rare, at in _PREFILTERS:
@@ -157,18 +173,40 @@ class PythonFinder:
                 return None
         return found
 
+    def extras_in(self, data: bytes) -> frozenset[int] | None:
+        if not self._extras or data is not self._last:
+            return None
+        return frozenset(
+            i
+            for i, (text, prefilter) in enumerate(self._extras)
+            if _may_hold(data, prefilter) and text in data
+        )
+
+
+def literal_expression(text: bytes) -> bytes:
+    """``text`` as a Hyperscan expression matching exactly those bytes."""
+    # Every byte as \xHH: Hyperscan reads an expression as a C string, so a NUL (UTF-16 forms
+    # hold several) would end it.
+    return b"".join(b"\\x%02x" % byte for byte in text)
+
 
 @functools.cache
-def _database() -> hyperscan.Database:
-    """The needles compiled once per process (under a millisecond; immutable afterwards)."""
+def _database(extras: tuple[bytes, ...] = ()) -> hyperscan.Database:
+    """The needles (ids from 0) and ``extras`` (ids from ``len(NEEDLES)``, case-sensitive,
+    each reported once) compiled once per process (a millisecond; immutable afterwards)."""
     import hyperscan
 
+    expressions = [re.escape(needle) for _, needle in NEEDLES] + [
+        literal_expression(t) for t in extras
+    ]
+    flags = [hyperscan.HS_FLAG_CASELESS if rule.caseless else 0 for rule, _ in NEEDLES]
+    flags += [hyperscan.HS_FLAG_SINGLEMATCH] * len(extras)
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     db.compile(
-        expressions=[re.escape(needle) for _, needle in NEEDLES],
-        ids=list(range(len(NEEDLES))),
-        elements=len(NEEDLES),
-        flags=[hyperscan.HS_FLAG_CASELESS if rule.caseless else 0 for rule, _ in NEEDLES],
+        expressions=expressions,
+        ids=list(range(len(expressions))),
+        elements=len(expressions),
+        flags=flags,
     )
     return db
 
@@ -179,36 +217,50 @@ _SHAPES = tuple((rule, len(needle), rule.back) for rule, needle in NEEDLES)
 
 
 class HyperscanFinder:
-    """All needles located in one Hyperscan pass. Each finder owns its scratch space, so
-    finders in different threads never share one."""
+    """All needles (and ``extras``) located in one Hyperscan pass. Each finder owns its
+    scratch space, so finders in different threads never share one."""
 
-    def __init__(self) -> None:
+    def __init__(self, extras: tuple[bytes, ...] = ()) -> None:
         import hyperscan
 
-        self._db = _database()
+        self._extras = extras
+        self._db = _database(extras)
         self._scratch = hyperscan.Scratch(self._db)
+        # The buffer last searched whole and the extras it holds (kept alive, so `is` holds).
+        self._last: tuple[bytes, frozenset[int]] | None = None
 
     def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]] | None:
         import hyperscan
 
         ends: list[tuple[int, int]] = []
+        extras: set[int] = set()
+        first_extra = len(NEEDLES)
 
         def collect(needle_id: int, _start: int, end: int, _flags: int, _ctx: object) -> bool:
             # Hyperscan reports where each literal ends; returning True stops the scan: past
             # DENSE needles, one callback each costs more than the bulk passes.
+            if needle_id >= first_extra:
+                extras.add(needle_id - first_extra)
+                return False
             ends.append((needle_id, end))
             return len(ends) > DENSE
 
+        self._last = None
         try:
             self._db.scan(data, match_event_handler=collect, scratch=self._scratch)
         except hyperscan.ScanTerminated:
-            return None
+            return None  # the extras past the stop are unknown: _last stays None
+        self._last = (data, frozenset(extras))
         found: list[tuple[Rule, int]] = []
         for needle_id, end in ends:
             rule, length, back = _SHAPES[needle_id]
             if end - length - back < cut:
                 found.append((rule, end - length))
         return found
+
+    def extras_in(self, data: bytes) -> frozenset[int] | None:
+        last = self._last
+        return last[1] if self._extras and last is not None and last[0] is data else None
 
 
 def hyperscan_available() -> bool:
@@ -220,11 +272,12 @@ def hyperscan_available() -> bool:
     return True
 
 
-def finder_for(size: int | None) -> NeedleFinder:
-    """The fastest finder for an input of ``size`` bytes (``None``: unknown, maybe huge)."""
+def finder_for(size: int | None, extras: tuple[bytes, ...] = ()) -> NeedleFinder:
+    """The fastest finder for an input of ``size`` bytes (``None``: unknown, maybe huge);
+    ``extras``: literals a Hyperscan finder reports too (see :meth:`NeedleFinder.extras_in`)."""
     if (size is None or size >= SMALL_INPUT) and hyperscan_available():
-        return HyperscanFinder()
-    return PythonFinder()
+        return HyperscanFinder(extras)
+    return PythonFinder(extras)
 
 
 __all__ = [
@@ -235,5 +288,6 @@ __all__ = [
     "PythonFinder",
     "finder_for",
     "hyperscan_available",
+    "literal_expression",
     "needles_in",
 ]

@@ -22,11 +22,11 @@ from typing import IO
 
 from hygiene.errors import InputError
 from hygiene.progress import ScanProgress
-from hygiene.scan.decoders import scan_layers
+from hygiene.scan.decoders import finder_for, scan_layers
 from hygiene.scan.findings import ScanResult, detection_for
 from hygiene.scan.limits import AllowLines
 from hygiene.scan.matcher.engine import Reader, scan_bytes
-from hygiene.scan.matcher.needles import NEEDLES, finder_for
+from hygiene.scan.matcher.needles import NEEDLES
 from hygiene.scan.sources.files import Excluder
 from hygiene.scan.sources.staged import blob_reader
 

@@ -19,7 +19,7 @@ from typing import IO
 
 from hygiene.errors import InputError, UsageError
 from hygiene.progress import ScanProgress
-from hygiene.scan.decoders import b64, refine
+from hygiene.scan.decoders import b64, finder_for, refine
 from hygiene.scan.findings import ScanResult, detection_for
 from hygiene.scan.limits import AllowLines
 from hygiene.scan.matcher.engine import scan_bytes
@@ -196,7 +196,8 @@ def _scan_diffs(
         seen.add((state.commit, state.path))
         if not _holds_needle(content):
             continue
-        for hit in scan_bytes(content, allow_lines=allow_lines, refine=refine):
+        finder = finder_for(len(content))
+        for hit in scan_bytes(content, finder=finder, allow_lines=allow_lines, refine=refine):
             found = detection_for(hit, state.path, line=state.line, commit=state.commit)
             result.detections.append(found)
     tell()

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import BinaryIO
 
 from hygiene.progress import ScanProgress
-from hygiene.scan.decoders import scan_buffer, scan_layers
+from hygiene.scan.decoders import finder_for, scan_buffer, scan_layers
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
 from hygiene.scan.matcher.linecount import Recount, file_recount
-from hygiene.scan.matcher.needles import NeedleFinder, finder_for
+from hygiene.scan.matcher.needles import NeedleFinder
 from hygiene.scan.sources.files import FileTarget, Notice, open_target
 
 

@@ -16,13 +16,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hygiene.progress import ScanProgress
-from hygiene.scan.decoders import refine, sniff
+from hygiene.scan.decoders import finder_for, refine, sniff
 from hygiene.scan.decoders.layers import HEAD_SIZE
 from hygiene.scan.findings import Finding, ScanResult, detection_for
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import StreamScanner
 from hygiene.scan.matcher.linecount import file_recount
-from hygiene.scan.matcher.needles import finder_for
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.one_file import scan_target
 

@@ -11,10 +11,10 @@ import time
 from collections.abc import Iterable, Sequence
 
 from hygiene.progress import ScanProgress
+from hygiene.scan.decoders import finder_for
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
-from hygiene.scan.matcher.needles import finder_for
 from hygiene.scan.sources.files import FileTarget, Notice
 from hygiene.scan.sources.one_file import scan_target
 

@@ -15,11 +15,10 @@ from typing import IO
 from hygiene.errors import InputError
 from hygiene.gitcmd import git_output
 from hygiene.progress import ScanProgress
-from hygiene.scan.decoders import scan_layers
+from hygiene.scan.decoders import finder_for, scan_layers
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, Reader
-from hygiene.scan.matcher.needles import finder_for
 from hygiene.scan.sources.files import Excluder
 
 _SUBMODULE_MODE = "160000"
