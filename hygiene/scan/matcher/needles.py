@@ -12,10 +12,10 @@ Two finders locate them and give the same answer, as a property test checks:
 
 A finder answers one question about a buffer: which needles lie in it whose match would
 start before ``cut`` (the engine handles what lies after the cut in its next round). A
-Hyperscan finder may be given extra literals (the decoders' needles: base64 and UTF-16 forms
-of the PAT prefix): its one pass then also tells which of them the buffer holds
-(:meth:`~NeedleFinder.extras_in`), so the decoders need no pass of their own (a second pass
-over every chunk cost a tenth of a scan).
+finder may be given extra literals (the decoders' needles: base64 and UTF-16 forms of the PAT
+prefix) and then also tells which of them the buffer it searched holds
+(:meth:`~NeedleFinder.extras_in`): Hyperscan's one pass finds them with the needles, so the
+decoders need no pass of their own (a second pass over every chunk cost a tenth of a scan).
 """
 
 from __future__ import annotations
