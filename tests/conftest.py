@@ -9,15 +9,16 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.helpers import SecretGuard, git
+from tests.helpers import DEEP_EXAMPLES, SecretGuard, git
 
 settings.register_profile(
     "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile("dev", max_examples=60, deadline=None)
-# A long hunt for rare counterexamples before a property lands: HYPOTHESIS_PROFILE=deep.
+# A long hunt for rare counterexamples before a property lands (properties that pin their own
+# count take tests.helpers.examples(n), which the deep profile raises too).
 settings.register_profile(
-    "deep", max_examples=20_000, deadline=None, suppress_health_check=list(HealthCheck)
+    "deep", max_examples=DEEP_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck)
 )
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")

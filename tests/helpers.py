@@ -21,6 +21,16 @@ SARIF_SCHEMA = REPO_ROOT / "tests" / "data" / "sarif-schema-2.1.0.json"
 SCRIPTS_DIR = Path(sys.executable).parent
 
 
+# HYPOTHESIS_PROFILE=deep: a long hunt for rare counterexamples before a property lands.
+DEEP_EXAMPLES = 20_000
+
+
+def examples(pinned: int) -> int:
+    """A property's own example count, raised to the deep hunt's under HYPOTHESIS_PROFILE=deep
+    (a count a test pins in ``@settings`` overrides the profile's)."""
+    return DEEP_EXAMPLES if os.environ.get("HYPOTHESIS_PROFILE") == "deep" else pinned
+
+
 def console_script(name: str) -> str:
     """Path of the console script ``name`` installed beside the running interpreter."""
     for candidate in (SCRIPTS_DIR / name, SCRIPTS_DIR / f"{name}.exe"):

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from hygiene.masking import dense, keyvalues, mask
 from hygiene.masking.spans import splice
 from hygiene.masking.text import secret_spans
+from tests.helpers import examples
 from tests.masking.test_properties import _FRAGMENTS, _assert_hidden, _exposures
 from tests.strategies import bearer_credentials, pats
 
@@ -28,7 +29,7 @@ def _precise_keys(count: int) -> Iterator[None]:
         keyvalues.PRECISE_KEYS = saved  # type: ignore[misc]
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @given(_exposures(), st.sampled_from([0, 1]), st.sampled_from(["", "password=x ", "api_key: 1\n"]))
 def test_the_dense_pass_never_lets_a_generated_secret_through(
     exposure: tuple[str, list[str]], precise: int, before: str
@@ -40,7 +41,7 @@ def test_the_dense_pass_never_lets_a_generated_secret_through(
         assert mask(masked) == masked
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(
     st.lists(st.one_of(_FRAGMENTS, pats, bearer_credentials, st.text(max_size=6))),
     st.sampled_from([0, 1, 2]),
@@ -108,7 +109,7 @@ def test_the_fast_dense_rules_split_as_their_plain_spelling(parts: list[str]) ->
         assert rule.caseless.split(text) == caseless.split(text)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(
     st.lists(
         st.one_of(_FRAGMENTS, pats, bearer_credentials, st.text(max_size=6)),

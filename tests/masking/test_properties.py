@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from hygiene.detection import PAT_PREFIX
 from hygiene.masking import mask
+from tests.helpers import examples
 from tests.strategies import bearer_credentials, pats
 
 # Text around a secret: log-like pieces and characters no token is made of, so that no
@@ -81,7 +82,7 @@ def _exposures(draw: st.DrawFn) -> tuple[str, list[str]]:
     return draw(_AROUND) + text + draw(_AROUND), hidden
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
 @given(_exposures())
 def test_mask_never_lets_a_generated_secret_through(exposure: tuple[str, list[str]]) -> None:
     text, hidden = exposure
@@ -121,7 +122,7 @@ _FRAGMENTS = st.sampled_from(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.lists(st.one_of(_FRAGMENTS, pats, bearer_credentials, _PASSWORDS, st.text(max_size=6))))
 def test_mask_is_idempotent(parts: list[str]) -> None:
     text = "".join(parts)

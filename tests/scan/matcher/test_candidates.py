@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hygiene.detection import RULES, Rule, drop_overlaps, secret_at
 from hygiene.scan.matcher.engine import StreamScanner, scan_bytes
 from hygiene.scan.matcher.needles import NeedleFinder, PythonFinder
-from tests.helpers import new_pat, new_session_token
+from tests.helpers import examples, new_pat, new_session_token
 from tests.strategies import pats
 
 PREFIX = "pat" + "_AIC_"
@@ -62,7 +62,7 @@ _SECRETS = st.sampled_from(["pat", "session"]).map(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(parts=st.lists(st.one_of(_PIECES, _PIECES, _PIECES, _SECRETS), max_size=60))
 def test_dense_and_sparse_paths_find_what_one_by_one_judging_finds(parts: list[str]) -> None:
     data = "".join(parts).encode()
@@ -82,7 +82,7 @@ _UNIT_PIECES = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     unit=st.lists(_UNIT_PIECES, min_size=1, max_size=8).map("".join).filter(bool),
     copies=st.integers(4, 40),
