@@ -8,17 +8,12 @@ memchr, so text without base64 or UTF-16 costs a few passes of ``in``.
 
 from __future__ import annotations
 
-import functools
 import threading
-from typing import TYPE_CHECKING
 
 from hygiene.detection import AIC_PAT, BEARER_TOKEN, Secret, drop_overlaps
 from hygiene.scan.decoders import b64, utf16
-from hygiene.scan.matcher.needles import NeedleFinder, hyperscan_available, literal_expression
+from hygiene.scan.matcher.needles import NeedleFinder, hyperscan_available, literals_database
 from hygiene.scan.matcher.needles import finder_for as matcher_finder_for
-
-if TYPE_CHECKING:
-    import hyperscan
 
 # Bytes from the rarest to the most common in text and code.
 _RARITY = b"ZQXJKVBPYGFWMUCLDRHSNIOATEzqxjkvbpygfwmucldrhsnioate"
@@ -66,22 +61,6 @@ def _present(data: bytes, rare: tuple[bytes, ...], seen: dict[bytes, bool]) -> b
 DENSE = 32
 
 
-@functools.cache
-def _database() -> hyperscan.Database:
-    """Every base64 needle in one Hyperscan database, compiled once per process."""
-    import hyperscan
-
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    flags = [hyperscan.HS_FLAG_SINGLEMATCH] * len(_TEXTS)
-    db.compile(
-        expressions=[literal_expression(text) for text in _TEXTS],
-        ids=list(range(len(_TEXTS))),
-        elements=len(_TEXTS),
-        flags=flags,
-    )
-    return db
-
-
 _scratch = threading.local()  # Hyperscan scratch space is per thread
 
 
@@ -96,7 +75,7 @@ def _needles_present(data: bytes, end: int) -> frozenset[int] | None:
         return None
     import hyperscan
 
-    db = _database()
+    db = literals_database(_TEXTS)
     scratch = getattr(_scratch, "space", None)
     if scratch is None:
         scratch = _scratch.space = hyperscan.Scratch(db)

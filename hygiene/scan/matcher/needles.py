@@ -141,13 +141,19 @@ def needles_in(data: bytes, lowered: bytes | None) -> dict[Rule, list[bytes]]:
     return present
 
 
+@functools.cache
+def _extra_prefilters(extras: tuple[bytes, ...]) -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
+    # Once per process: history makes a finder per blob.
+    return tuple((text, _prefilter(_by_rarity(text), False)) for text in extras)
+
+
 class PythonFinder:
     """Needles located with ``bytes.find``, one needle at a time, behind memchr prefilters;
     caseless needles in a lowercased copy of the buffer, made only when one may be there.
     ``extras`` are looked for (the same way) only when asked of (:meth:`extras_in`)."""
 
     def __init__(self, extras: tuple[bytes, ...] = ()) -> None:
-        self._extras = tuple((text, _prefilter(_by_rarity(text), False)) for text in extras)
+        self._extras = _extra_prefilters(extras)
         self._last: bytes | None = None
 
     def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]] | None:
@@ -183,23 +189,21 @@ class PythonFinder:
         )
 
 
-def literal_expression(text: bytes) -> bytes:
-    """``text`` as a Hyperscan expression matching exactly those bytes."""
+def _literal(text: bytes) -> bytes:
     # Every byte as \xHH: Hyperscan reads an expression as a C string, so a NUL (UTF-16 forms
     # hold several) would end it.
     return b"".join(b"\\x%02x" % byte for byte in text)
 
 
-@functools.cache
-def _database(extras: tuple[bytes, ...] = ()) -> hyperscan.Database:
-    """The needles (ids from 0) and ``extras`` (ids from ``len(NEEDLES)``, case-sensitive,
-    each reported once) compiled once per process (a millisecond; immutable afterwards)."""
+def _compile(
+    needles: tuple[tuple[Rule, bytes], ...], extras: tuple[bytes, ...]
+) -> hyperscan.Database:
+    """``needles`` (ids from 0, caseless where their rule is) and ``extras`` (ids after them,
+    exact bytes, each reported once) in one database (a millisecond)."""
     import hyperscan
 
-    expressions = [re.escape(needle) for _, needle in NEEDLES] + [
-        literal_expression(t) for t in extras
-    ]
-    flags = [hyperscan.HS_FLAG_CASELESS if rule.caseless else 0 for rule, _ in NEEDLES]
+    expressions = [re.escape(needle) for _, needle in needles] + [_literal(t) for t in extras]
+    flags = [hyperscan.HS_FLAG_CASELESS if rule.caseless else 0 for rule, _ in needles]
     flags += [hyperscan.HS_FLAG_SINGLEMATCH] * len(extras)
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     db.compile(
@@ -209,6 +213,21 @@ def _database(extras: tuple[bytes, ...] = ()) -> hyperscan.Database:
         flags=flags,
     )
     return db
+
+
+@functools.cache
+def _database(extras: tuple[bytes, ...] = ()) -> hyperscan.Database:
+    """The needles and ``extras`` (ids from ``len(NEEDLES)``), compiled once per process
+    (immutable afterwards)."""
+    return _compile(NEEDLES, extras)
+
+
+@functools.cache
+def literals_database(texts: tuple[bytes, ...]) -> hyperscan.Database:
+    """``texts`` alone (ids: their indexes; exact bytes, each reported once), compiled once
+    per process: for a caller that looks for them where no finder told (see
+    :meth:`NeedleFinder.extras_in`)."""
+    return _compile((), texts)
 
 
 # Per needle id (its index in NEEDLES): its rule, its length, and how far before it a match
@@ -288,6 +307,6 @@ __all__ = [
     "PythonFinder",
     "finder_for",
     "hyperscan_available",
-    "literal_expression",
+    "literals_database",
     "needles_in",
 ]
