@@ -17,6 +17,7 @@ import binascii
 import bisect
 import operator
 import re
+from collections.abc import Callable
 from typing import Final
 
 from hygiene import detection as core
@@ -25,6 +26,7 @@ from hygiene.masking.dense import (
     BEARERS,
     USERINFO,
     Dense,
+    DenseRule,
     dense_pass,
     dense_spans,
     with_dense,
@@ -93,12 +95,36 @@ class Covered:
         return with_dense(self.text, head, self.dense, set())
 
 
-def bearer_spans(text: str, low: str, covered: Covered, dense: list[Dense]) -> list[Span]:
+# What a judge makes of one candidate: its span (None: not a secret) and where to search on.
+Judged = tuple[Span | None, int]
+
+
+def _judged_then_dense(
+    pattern: re.Pattern[str],
+    rule: DenseRule,
+    text: str,
+    low: str,
+    dense: list[Dense],
+    judge: Callable[[re.Match[str]], Judged],
+) -> list[Span]:
+    """The spans ``judge`` gives the first :data:`PRECISE_KEYS` matches of ``pattern`` in
+    ``low``; past that many, one dense pass of ``rule`` hides every later one unjudged."""
     found: list[Span] = []
-    m = _BEARER.search(low)
+    m = pattern.search(low)
     for _ in range(PRECISE_KEYS):
         if m is None:
             return found
+        span, resume = judge(m)
+        if span is not None:
+            found.append(span)
+        m = pattern.search(low, resume)
+    if m is not None:
+        _add(dense, dense_pass(rule, text, low, m.start()))
+    return found
+
+
+def bearer_spans(text: str, low: str, covered: Covered, dense: list[Dense]) -> list[Span]:
+    def judge(m: re.Match[str]) -> Judged:
         start, end = m.span("cred")
         resume = m.end()
         escape = _ESCAPE.search(low, start, end)
@@ -107,37 +133,32 @@ def bearer_spans(text: str, low: str, covered: Covered, dense: list[Dense]) -> l
         cred = text[start:end]
         if cred.startswith(core.PAT_PREFIX):
             # The PAT rule masks the token; a second pass reads on after its masked form.
-            resume = PAT.match(text, start).end()  # type: ignore[union-attr]  # prefix: matches
-        elif (
+            return None, PAT.match(text, start).end()  # type: ignore[union-attr]  # matches
+        if (
             len(cred) >= 8
             and covered.end(start) is None
             and core.looks_like_credential(cred.replace("\\/", "/"))
         ):
-            found.append(Span(start, end, safe_masked_form(cred)))
-        m = _BEARER.search(low, resume)
-    if m is not None:  # past that many, every credential is hidden unjudged
-        _add(dense, dense_pass(BEARERS, text, low, m.start()))
-    return found
+            return Span(start, end, safe_masked_form(cred)), resume
+        return None, resume
+
+    return _judged_then_dense(_BEARER, BEARERS, text, low, dense, judge)
 
 
 def basic_spans(text: str, low: str, covered: Covered, dense: list[Dense]) -> list[Span]:
     """``Basic <base64 of user:password>``: hidden whole (its tail would give bits away)."""
-    found: list[Span] = []
-    m = _BASIC.search(low)
-    for _ in range(PRECISE_KEYS):
-        if m is None:
-            return found
+
+    def judge(m: re.Match[str]) -> Judged:
         start, end = m.span("cred")
-        resume = m.end()
         inside = covered.end(start)
         if inside is not None:
-            resume = max(resume, inside)  # what the key rules masked holds no other candidate
-        elif _is_basic_credential(text[start:end]):
-            found.append(Span(start, end, core.ELLIPSIS))
-        m = _BASIC.search(low, resume)
-    if m is not None:  # past that many, every credential is hidden unjudged
-        _add(dense, dense_pass(BASICS, text, low, m.start()))
-    return found
+            # What the key rules masked holds no other candidate.
+            return None, max(m.end(), inside)
+        if _is_basic_credential(text[start:end]):
+            return Span(start, end, core.ELLIPSIS), m.end()
+        return None, m.end()
+
+    return _judged_then_dense(_BASIC, BASICS, text, low, dense, judge)
 
 
 def _is_basic_credential(cred: str) -> bool:

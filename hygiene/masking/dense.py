@@ -163,7 +163,9 @@ _USERINFO_RULE: Final = (
 )
 
 
-class _Rule(NamedTuple):
+class DenseRule(NamedTuple):
+    """A dense rule: its pattern over lowercase text, and over text in any case."""
+
     lower: re.Pattern[str]  # over a lowercase text
     caseless: re.Pattern[str]  # over any text
 
@@ -172,11 +174,11 @@ _KEYS_LOWER, _COOKIES_LOWER = _rules(fast=True)
 _KEYS_CASELESS, _COOKIES_CASELESS = _rules(fast=True, caseless=True)
 _BEARER_LOWER, _BASIC_LOWER = _schemes(caseless=False)
 _BEARER_CASELESS, _BASIC_CASELESS = _schemes(caseless=True)
-KEYS: Final = _Rule(re.compile(_KEYS_LOWER), re.compile(_KEYS_CASELESS))
-COOKIES: Final = _Rule(re.compile(_COOKIES_LOWER), re.compile(_COOKIES_CASELESS))
-BEARERS: Final = _Rule(re.compile(_BEARER_LOWER), re.compile(_BEARER_CASELESS))
-BASICS: Final = _Rule(re.compile(_BASIC_LOWER), re.compile(_BASIC_CASELESS))
-USERINFO: Final = _Rule(re.compile(_USERINFO_RULE), re.compile(_USERINFO_RULE))  # no letters
+KEYS: Final = DenseRule(re.compile(_KEYS_LOWER), re.compile(_KEYS_CASELESS))
+COOKIES: Final = DenseRule(re.compile(_COOKIES_LOWER), re.compile(_COOKIES_CASELESS))
+BEARERS: Final = DenseRule(re.compile(_BEARER_LOWER), re.compile(_BEARER_CASELESS))
+BASICS: Final = DenseRule(re.compile(_BASIC_LOWER), re.compile(_BASIC_CASELESS))
+USERINFO: Final = DenseRule(re.compile(_USERINFO_RULE), re.compile(_USERINFO_RULE))  # no letters
 
 
 # An unquoted value: up to its delimiter (a value that runs on past a masked password).
@@ -187,13 +189,13 @@ class Dense(NamedTuple):
     """One pass of ``rule`` over ``text[pos:]``: ``pieces`` is ``[gap, before, value, ..., gap]``
     (``before``: what precedes a value, a key and its separator, kept)."""
 
-    rule: _Rule
+    rule: DenseRule
     pos: int
     pieces: list[str]
     spans: list[list[Span]]  # its values as spans, once asked (dense_spans)
 
 
-def dense_pass(rule: _Rule, text: str, low: str, pos: int) -> Dense | None:
+def dense_pass(rule: DenseRule, text: str, low: str, pos: int) -> Dense | None:
     """``rule`` over ``text`` from ``pos`` on (``low``: ``text.lower()``, as long as it);
     ``None`` when it finds no value."""
     if text == low:
@@ -275,6 +277,7 @@ __all__ = [
     "UNQUOTED",
     "USERINFO",
     "Dense",
+    "DenseRule",
     "dense_pass",
     "dense_spans",
     "dense_text",
