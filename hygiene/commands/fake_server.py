@@ -129,14 +129,16 @@ def _serve(plane: ControlPlane | HostileServer, path: Path, *, hostile: bool) ->
         # SIGTERM (systemd, docker stop, a test's terminate()) stops as Ctrl-C does, so the
         # password file is cleaned up; only the main thread may own a handler.
         signal.signal(signal.SIGTERM, signal.default_int_handler)
-    kind = "hostile control plane" if hostile else "stand-in control plane"
-    click.echo(f"{kind} at {plane.base_url} (Ctrl-C to stop)")
-    click.echo("in another shell:")
-    click.echo(f"  export AIC_BASE_URL={plane.base_url} AIC_EMAIL={plane.email}")
-    click.echo(f'  export AIC_PASSWORD="$(cat {shlex.quote(str(path))})"')
-    orgs = plane.state.account(plane.email).memberships
-    click.echo("organizations: " + ", ".join(org for org, _ in orgs))
+    # A stop that comes while the banner is still being written (a reader that acts on its
+    # first lines) is the same clean stop as one during the wait.
     try:
+        kind = "hostile control plane" if hostile else "stand-in control plane"
+        click.echo(f"{kind} at {plane.base_url} (Ctrl-C to stop)")
+        click.echo("in another shell:")
+        click.echo(f"  export AIC_BASE_URL={plane.base_url} AIC_EMAIL={plane.email}")
+        click.echo(f'  export AIC_PASSWORD="$(cat {shlex.quote(str(path))})"')
+        orgs = plane.state.account(plane.email).memberships
+        click.echo("organizations: " + ", ".join(org for org, _ in orgs))
         threading.Event().wait()
     except KeyboardInterrupt:
         click.echo("stopped", err=True)

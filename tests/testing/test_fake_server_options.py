@@ -91,3 +91,41 @@ def test_a_stop_deletes_the_password_file_it_made_up(signum: signal.Signals) -> 
     assert b"stopped" in err
     assert b"Traceback" not in err
     assert not path.exists()
+
+
+def test_a_stop_while_the_banner_is_written_is_a_clean_stop(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C between the banner's lines (a reader that signals once it has the password
+    file's line) stops as cleanly as one during the wait: "stopped", exit 0, file deleted.
+    In-process, so the interrupt lands there every time, not by chance."""
+    import click
+
+    from hygiene.commands import fake_server
+
+    real_echo = click.echo
+
+    def echo(message: object = None, *args: object, **kwargs: object) -> None:
+        if str(message).startswith("organizations:"):
+            raise KeyboardInterrupt
+        real_echo(message, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fake_server.click, "echo", echo)
+    previous = signal.getsignal(signal.SIGTERM)  # the command installs its own
+    try:
+        status = fake_server.command.callback(  # type: ignore[misc]
+            password_file=None,
+            token_lifetime=900.0,
+            no_refresh=False,
+            rate_limit=None,
+            fail_probability=0.0,
+            port=0,
+            faults=(),
+        )
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    out, err = capsys.readouterr()
+    quoted = out.splitlines()[3].split('"$(cat ', 1)[1].rsplit(')"', 1)[0]
+    assert status == 0
+    assert "stopped" in err
+    assert not Path(shlex.split(quoted)[0]).exists()
