@@ -39,7 +39,7 @@ from pathlib import Path
 from hygiene.scan.decoders import finder_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scan_bench import CORPUS, HYGIENE, RG_PATTERN
+from scan_bench import CORPUS, HYGIENE, RG_PATTERN, timed
 
 CHUNK = 1 << 20
 Job = tuple[str, int, int]  # a file, and the byte range of it to scan
@@ -132,8 +132,7 @@ def main() -> int:
         print(f"build the corpora first (python bench/scan_bench.py): missing {missing}")
         return 2
     workers = os.cpu_count() or 1
-    bare = [sys.executable, "-c", "import hyperscan"]
-    start_up = statistics.median(_timed(lambda: _run(bare)) for _ in range(args.runs))
+    start_up, _ = timed([sys.executable, "-c", "import hyperscan"], args.runs)
     print(
         f"cores {workers}, load {os.getloadavg()[0]:.2f}; start-up importing only "
         f"hyperscan: {start_up * 1000:.0f} ms (median of {args.runs})"
