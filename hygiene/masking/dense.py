@@ -131,9 +131,10 @@ def _value(s: _Spelling) -> str:
         + s.keep(s.bfru + "(?=" + s.quote + ")") + s.keep(s.quote)
         + r"""(?:(?<=["'])[^\n]""" + s.star + "|" + unquoted + ")"
     )  # fmt: skip
-    return (
-        r"""(?:(?<=["'])[^\n]""" + s.plus + "|" + unquoted + "(?:(?:" + link + ")" + s.plus + ")?)"
-    )
+    # The links are guarded by a look at the delimiter that would start one: most values end
+    # at one that cannot (a line end, `;`), and sre enters a repeat for more than that look.
+    links = s.opt(r"""(?=[\\"' \t,])(?:""" + link + ")" + s.plus)
+    return r"""(?:(?<=["'])[^\n]""" + s.plus + "|" + unquoted + links + ")"
 
 
 def _schemes(*, caseless: bool) -> tuple[str, str]:
@@ -163,6 +164,15 @@ _USERINFO_RULE: Final = (
 )
 
 
+# A PAT past the ones judged one by one: any non-empty body, the plain or URL-encoded form
+# (a superset of the core's two rules; placeholders are hidden too, and no tail is shown).
+_PAT_UNIT: Final = "(?:[A-Za-z0-9_-]|%(?:5[Ff]|2[Dd]))"
+_PAT_RULE: Final = (
+    "(pat(?:_|%5[Ff])AIC(?:_|%5[Ff]))"
+    f"((?={_PAT_UNIT})[A-Za-z0-9_-]*(?:%(?:5[Ff]|2[Dd])[A-Za-z0-9_-]*)*)"
+)
+
+
 class DenseRule(NamedTuple):
     """A dense rule: its pattern over lowercase text, and over text in any case."""
 
@@ -179,6 +189,7 @@ COOKIES: Final = DenseRule(re.compile(_COOKIES_LOWER), re.compile(_COOKIES_CASEL
 BEARERS: Final = DenseRule(re.compile(_BEARER_LOWER), re.compile(_BEARER_CASELESS))
 BASICS: Final = DenseRule(re.compile(_BASIC_LOWER), re.compile(_BASIC_CASELESS))
 USERINFO: Final = DenseRule(re.compile(_USERINFO_RULE), re.compile(_USERINFO_RULE))  # no letters
+PATS: Final = DenseRule(re.compile(_PAT_RULE), re.compile(_PAT_RULE))  # case-sensitive
 
 
 # An unquoted value: up to its delimiter (a value that runs on past a masked password).
@@ -220,6 +231,11 @@ def dense_text(dense: Dense) -> str:
     pieces = list(dense.pieces)
     pieces[2::3] = [ELLIPSIS] * (len(pieces) // 3)
     return "".join(pieces)
+
+
+def hidden_text(text: str, dense: Dense) -> str:
+    """``text`` with every value of ``dense`` (a pass over it) replaced by ``…``."""
+    return text[: dense.pos] + dense_text(dense)
 
 
 def merged(text: str, spans: list[Span], passwords: set[int]) -> list[Span]:
@@ -274,6 +290,7 @@ __all__ = [
     "BEARERS",
     "COOKIES",
     "KEYS",
+    "PATS",
     "UNQUOTED",
     "USERINFO",
     "Dense",
@@ -281,6 +298,7 @@ __all__ = [
     "dense_pass",
     "dense_spans",
     "dense_text",
+    "hidden_text",
     "merged",
     "with_dense",
 ]

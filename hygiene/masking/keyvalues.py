@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import bisect
 import functools
+import operator
 import re
 from typing import Final
 
 from hygiene import detection as core
-from hygiene.masking.dense import COOKIES, KEYS, UNQUOTED, Dense, dense_pass
+from hygiene.masking.dense import COOKIES, KEYS, UNQUOTED, Dense, dense_pass, dense_spans
 from hygiene.masking.keys import (
     KEY_HINTS,
     is_masked,
@@ -52,7 +53,7 @@ _CANDIDATE: Final = re.compile(
     rf"{alternation(KEY_HINTS)}[a-z0-9_.-]{{0,{_MAX_KEY}}}(?P<key>){_AFTER_KEY}"
 )
 # How many candidates a text gets judged one by one; past them, the dense rules mask the rest.
-PRECISE_KEYS: Final = 128
+PRECISE_KEYS: Final = 32
 # A Cookie header runs to the end of its line, or of its line in a repr (`\r\n`).
 _COOKIE: Final = re.compile(r"""[^\r\n\\]*""")
 _SCHEME: Final = re.compile(r"""[A-Za-z][A-Za-z0-9_.-]{0,30}[ \t]+(?=[^\s"'\\,;&)\]}|])""")
@@ -90,7 +91,11 @@ def add_key_spans(text: str, low: str, spans: list[Span], dense: list[Dense]) ->
     search = _CANDIDATE.search
     lines = _Lines(text)
     masked = 0  # everything before this is inside a masked value
-    ends = sorted(span[1] for span in spans)  # of the tokens found so far
+    # Where the tokens found so far end, those a dense pass hides too (past the judged ones).
+    ends = [span[1] for span in spans]
+    for hidden in dense:
+        ends.extend(map(operator.itemgetter(1), dense_spans(hidden)))
+    ends.sort()
     m = search(low)
     for _ in range(PRECISE_KEYS):
         if m is None:

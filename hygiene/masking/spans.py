@@ -47,6 +47,29 @@ def without_overlaps(spans: list[Span]) -> list[Span]:
     return kept
 
 
+def through_hidden(hidden: list[Span], spans: list[Span]) -> list[Span]:
+    """Spans over a text, given ``spans`` over that text with each of ``hidden`` (in order,
+    apart) replaced by one character (``…``): each such character is inside a span or not,
+    so a span maps back whole, and a hidden part no span holds stays a span of its own."""
+    at: list[int] = []  # where each hidden part's character stands in the shorter text
+    behind: list[int] = [0]  # how many characters more the text has before that point
+    for start, end, _ in hidden:
+        at.append(start - behind[-1])
+        behind.append(behind[-1] + end - start - 1)
+    out: list[Span] = []
+    i = 0  # the next hidden part not yet placed
+    for start, end, replacement in spans:
+        while i < len(at) and at[i] < start:
+            out.append(hidden[i])
+            i += 1
+        origin = start + behind[i]
+        while i < len(at) and at[i] < end:
+            i += 1  # inside this span
+        out.append(Span(origin, end + behind[i], replacement))
+    out.extend(hidden[i:])
+    return out
+
+
 def split_spans(rule: re.Pattern[str], text: str, pos: int, replacement: str) -> list[Span]:
     """Every value ``rule`` finds in ``text`` from ``pos`` on, each to become ``replacement``.
 
@@ -87,4 +110,11 @@ def _branches(node: dict, between: str) -> str:  # type: ignore[type-arg]
     return alternatives[0] if len(alternatives) == 1 else f"(?:{'|'.join(alternatives)})"
 
 
-__all__ = ["Span", "alternation", "splice", "split_spans", "without_overlaps"]
+__all__ = [
+    "Span",
+    "alternation",
+    "splice",
+    "split_spans",
+    "through_hidden",
+    "without_overlaps",
+]

@@ -27,37 +27,17 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from hygiene import detection as core
-from hygiene.masking.credentials import (
-    PAT,
-    PAT_BODY,
-    Covered,
-    basic_spans,
-    bearer_spans,
-    userinfo_spans,
-)
-from hygiene.masking.dense import Dense, dense_text, merged, with_dense
+from hygiene.masking.credentials import Covered, basic_spans, bearer_spans, userinfo_spans
+from hygiene.masking.dense import Dense, dense_spans, dense_text, hidden_text, merged, with_dense
 from hygiene.masking.gate import has_hint
 from hygiene.masking.keyvalues import add_key_spans
-from hygiene.masking.spans import Span, splice, without_overlaps
-
-# The core's two PAT rules: plain, then URL-encoded.
-_PAT_RULE, _PAT_URLENCODED_RULE = (rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
+from hygiene.masking.pats import add_pat_spans
+from hygiene.masking.spans import Span, splice, through_hidden, without_overlaps
 
 # From this length on, one Hyperscan pass is the cheaper gate (see gate.py).
 LONG: Final = 256
 _ANSI: Final = re.compile(r"\x1b(?:\[[0-9;:?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _ASCII_LOWER: Final = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
-
-_VERDICTS: Final[dict[int, str]] = {}
-_MAX_VERDICTS: Final = 1024
-# The core's two PAT patterns as runs (credentials.PAT), URL-encoded here.
-_PAT: Final = PAT
-_PAT_URLENCODED: Final = re.compile(r"pat%5[Ff]AIC%5[Ff]" + PAT_BODY)
-
-
-def _units(cred: str) -> int:
-    return len(cred) - 2 * cred.count("%")  # every `%` in a match starts a 3-character escape
 
 
 def mask(text: str) -> str:
@@ -66,9 +46,12 @@ def mask(text: str) -> str:
     Text without secrets is returned as is (the same object).
     """
     found = _found(text)
+    if found is not None and found[3] is not None:
+        text = hidden_text(text, found[3])
+        found = _collect(text, hide_urls=False)
     if found is None:
         return text
-    spans, dense, passwords = found
+    spans, dense, passwords, _ = found
     if len(dense) == 1:  # a text repeating one key, scheme or URL thousands of times
         pos = dense[0].pos
         spans = merged(text, spans, passwords)
@@ -81,21 +64,33 @@ def mask(text: str) -> str:
 def secret_spans(text: str) -> list[Span]:
     """What :func:`mask` replaces in ``text``: spans in order, without overlaps."""
     found = _found(text)
-    if found is None:
-        return []
-    spans, dense, passwords = found
+    return [] if found is None else _spans(text, found)
+
+
+# What the rules find in a text (see _collect; a plain tuple: this runs on every record that
+# holds a hint): spans (in no order, overlapping), the dense passes (texts with more candidates
+# than are judged), where URL passwords start, and a dense pass of URL passwords to hide before
+# any other rule runs (past the judged URLs: see _collect).
+_Found = tuple[list[Span], list[Dense], set[int], Dense | None]
+
+
+def _spans(text: str, found: _Found) -> list[Span]:
+    spans, dense, passwords, hidden = found
+    if hidden is not None:
+        left = hidden_text(text, hidden)
+        return through_hidden(dense_spans(hidden), _spans(left, _collect(left, hide_urls=False)))
     if dense or passwords:
         return with_dense(text, spans, dense, passwords)
     return without_overlaps(spans)  # (a record's few spans: no further call)
 
 
-def _found(text: str) -> tuple[list[Span], list[Dense], set[int]] | None:
+def _found(text: str) -> _Found | None:
     """What the rules find in ``text`` (see :func:`_collect`); ``None`` when the gate finds
     no hint of a secret."""
     if len(text) >= LONG and has_hint(text) is False:
         return None
     if "\x1b" in text:
-        return _spans_through_ansi(text), [], set()
+        return _spans_through_ansi(text), [], set(), None
     # The gate: this runs on every log record, and most hold no hint at all. Unrolled as in
     # may_hold_secret: the filter calls this alone, and a function call costs a tenth of it.
     low = text.lower()
@@ -158,27 +153,34 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
 
     ``low`` is ``text.lower()`` when the caller has it; ``has_key=False`` skips the key rules.
     """
-    spans, dense, passwords = _collect(text, low, has_key=has_key)
-    if dense or passwords:
-        return with_dense(text, spans, dense, passwords)
-    return without_overlaps(spans)
+    found = _collect(text, low, has_key=has_key)
+    spans, dense, passwords, hidden = found
+    if dense or passwords or hidden is not None:
+        return _spans(text, found)
+    return without_overlaps(spans)  # (a record's few spans: no further call)
 
 
 def _collect(
-    text: str, low: str | None = None, *, has_key: bool = True
-) -> tuple[list[Span], list[Dense], set[int]]:
-    """What every rule finds: spans (in no order, overlapping), the dense passes (texts with
-    more candidates than the precise rules judge) and where URL passwords start."""
+    text: str, low: str | None = None, *, has_key: bool = True, hide_urls: bool = True
+) -> _Found:
+    """What every rule finds in ``text``; ``hide_urls``: URL passwords past the judged ones
+    are to be hidden before the other rules run (the other rules then have not run)."""
     if low is None or len(low) != len(text):
         low = text.lower()
     if len(low) != len(text):  # `İ` lowers to two characters: keep positions aligned
         low = text.translate(_ASCII_LOWER)
     spans: list[Span] = []
     dense: list[Dense] = []
+    userinfo: list[Span] = []
+    if "@" in text and "://" in text:
+        # Such a password may hold (or end) what another rule reads as a value of its own
+        # (`api_key://u:}@x`: the key's value is `//u:`): hidden first, they leave the other
+        # rules nothing to merge with them one span at a time.
+        userinfo = userinfo_spans(text, low, dense)
+        if dense and hide_urls:
+            return [], [], set(), dense[0]
     if "AIC" in text:  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
-        spans.extend(_pat_spans(text))
-        if "%5" in text:
-            spans.extend(_urlencoded_pat_spans(text))
+        add_pat_spans(text, low, spans, dense)
     if has_key and ("=" in text or ":" in text or "," in text):  # no separator, no value
         add_key_spans(text, low, spans, dense)
     if "bearer" in low or "basic" in low:
@@ -189,66 +191,10 @@ def _collect(
             spans.extend(bearer_spans(text, low, covered, dense))
         if "basic" in low:
             spans.extend(basic_spans(text, low, covered, dense))
-    passwords: set[int] = set()
-    if "@" in text and "://" in text:
-        found = userinfo_spans(text, low, dense)
-        spans.extend(found)
-        passwords.update(span[0] for span in found)
-    return spans, dense, passwords
-
-
-def _pat_spans(text: str) -> list[Span]:
-    found: list[Span] = []
-    m = _PAT.search(text)
-    while m is not None:
-        start, end = m.span()
-        cred = m["cred"]
-        if _units(cred) >= core.MIN_SECRET_LENGTH:
-            masked = _pat_masked_form(text[start:end], cred)
-            if masked:
-                found.append(Span(start, end, masked))
-        m = _PAT.search(text, end)
-    return found
-
-
-def _pat_masked_form(token: str, cred: str) -> str:
-    """The masked form of ``token``, or "" for a placeholder.
-
-    Services log the same token again and again, and the placeholder test is most of the cost
-    of masking one: verdicts are remembered under the string's hash (the token itself is not
-    kept; at worst two tokens with one 64-bit hash would share a masked form's last characters).
-    """
-    key = hash(token)
-    masked = _VERDICTS.get(key)
-    if masked is None:
-        # The core judges at most MAX_TOKEN_LENGTH characters (its scanner's bound).
-        accepted = _PAT_RULE.accepts(cred[: core.MAX_TOKEN_LENGTH])
-        masked = core.masked_form(token) if accepted else ""
-        if len(_VERDICTS) >= _MAX_VERDICTS:
-            _VERDICTS.clear()
-        _VERDICTS[key] = masked
-    return masked
-
-
-def _urlencoded_pat_spans(text: str) -> list[Span]:
-    found: list[Span] = []
-    m = _PAT_URLENCODED.search(text)
-    while m is not None:
-        end, cred = m.end(), m["cred"]
-        if _units(cred) >= core.MIN_SECRET_LENGTH and _PAT_URLENCODED_RULE.accepts(
-            cred[: core.MAX_TOKEN_LENGTH]
-        ):
-            # The masked form keeps the encoded prefix: a plain `pat_AIC_` here could join a
-            # `pat_AIC_` just before it into a new match on a second pass.
-            token = core.PAT_PREFIX + text[m.start("cred") : end]
-            masked = core.masked_form(token).replace(
-                core.PAT_PREFIX, text[m.start() : m.start("cred")], 1
-            )
-            if text.startswith(("%5F", "%5f"), end):  # a tail `…pat` + `%5FAIC%5F…` would
-                masked = masked[: masked.index(core.ELLIPSIS) + 1]  # be a new match: no tail
-            found.append(Span(m.start(), end, masked))
-        m = _PAT_URLENCODED.search(text, end)
-    return found
+    if not userinfo:
+        return spans, dense, set(), None
+    spans.extend(userinfo)
+    return spans, dense, {span[0] for span in userinfo}, None
 
 
 def _spans_through_ansi(text: str) -> list[Span]:

@@ -11,22 +11,29 @@ from contextlib import contextmanager
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hygiene.masking import dense, keyvalues, mask
+from hygiene.detection import masked_form
+from hygiene.masking import credentials, dense, keyvalues, mask
+from hygiene.masking import pats as pat_rules
 from hygiene.masking.spans import splice
 from hygiene.masking.text import secret_spans
-from tests.helpers import examples
+from tests.helpers import examples, new_pat
 from tests.masking.test_properties import _FRAGMENTS, _assert_hidden, _exposures
 from tests.strategies import bearer_credentials, pats
+
+# Every module that reads the budget (keys, PATs, schemes and URLs all have one).
+_BUDGETED = (keyvalues, credentials, pat_rules)
 
 
 @contextmanager
 def _precise_keys(count: int) -> Iterator[None]:
     saved = keyvalues.PRECISE_KEYS
-    keyvalues.PRECISE_KEYS = count  # type: ignore[misc]  # Final to the package, not to tests
+    for module in _BUDGETED:
+        module.PRECISE_KEYS = count  # type: ignore[misc]  # Final to the package, not to tests
     try:
         yield
     finally:
-        keyvalues.PRECISE_KEYS = saved  # type: ignore[misc]
+        for module in _BUDGETED:
+            module.PRECISE_KEYS = saved  # type: ignore[misc]
 
 
 @settings(max_examples=examples(300), suppress_health_check=[HealthCheck.too_slow])
@@ -127,3 +134,43 @@ def test_the_dense_text_is_what_its_spans_make(parts: list[str], precise: int, u
         text = text.upper().replace("PAT_AIC_", "pat_AIC_")
     with _precise_keys(precise):
         assert mask(text) == splice(text, secret_spans(text))
+
+
+def test_past_the_judged_tokens_one_pass_hides_the_rest() -> None:
+    """A text with more PATs than are judged: the rest are hidden unjudged, with no tail, in
+    one regex pass; URL-encoded ones too."""
+    judged = keyvalues.PRECISE_KEYS
+    tokens = [new_pat() for _ in range(judged + 5)]
+    for encode in (False, True):
+        words = [t.replace("_", "%5F") for t in tokens] if encode else tokens
+        text = " ".join(words)
+        masked = mask(text)
+        shown = masked.split(" ")
+        prefix = "pat%5FAIC%5F" if encode else "pat_AIC_"
+        if not encode:
+            assert shown[:judged] == [masked_form(t) for t in tokens[:judged]]
+        assert all(len(word) > len(prefix + "…") for word in shown[:judged])  # with a tail
+        assert shown[judged:] == [prefix + "…"] * 5
+        assert not any(t[len("pat_AIC_") :].replace("_", "%5F") in masked for t in tokens)
+        assert mask(masked) == masked == splice(text, secret_spans(text))
+
+
+def test_many_url_passwords_are_hidden_before_the_other_rules() -> None:
+    """`api_key://u:}@x`: the key's value `//u:` ends where the password starts. Past the URLs
+    judged one by one, the passwords are hidden first, and the key rules read what is left."""
+    text = "api_key://u:p4ss}@x " * (keyvalues.PRECISE_KEYS + 10) + "token=abc:1\nhttps://h/"
+    masked = mask(text)
+    assert "p4ss" not in masked
+    assert masked.endswith(" api_key:… token=…\nhttps://h/")
+    assert mask(masked) == masked == splice(text, secret_spans(text))
+
+
+def test_a_key_run_on_from_a_hidden_token_starts_after_it() -> None:
+    """Found by the deep hunt: a key run longer than any key, running on from a token that
+    the dense PAT pass hides, starts after the token, as it does after a judged one (and
+    after the `…` on a second pass)."""
+    text = "pat_AIC_00000012Bearer pat_AIC_000000000000012pat_AIC_000000000000000012000000.1"
+    with _precise_keys(1):
+        once = mask(text + "password=password")
+        assert once.endswith(".1password=…")
+        assert mask(once) == once

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hygiene.detection import masked_form
 from hygiene.masking import is_sensitive_key, mask
 from hygiene.masking.keys import SENSITIVE_ENDINGS
+from hygiene.masking.spans import Span
 from tests.helpers import assert_no_secret, new_pat, new_session_token, secret_parts
 from tests.strategies import (
     bearer_credentials,
@@ -331,7 +332,7 @@ def test_pat_runs_find_what_the_core_rules_find(text: str) -> None:
     import re
 
     from hygiene.detection import PAT_PREFIX, masked_form
-    from hygiene.masking import text as masking
+    from hygiene.masking import pats as masking
 
     tail = re.compile(r"[A-Za-z0-9_-]*")
     expected = []
@@ -343,8 +344,11 @@ def test_pat_runs_find_what_the_core_rules_find(text: str) -> None:
                 expected.append((m.start(), end))
             m = rule.text.search(text, end)
     masking._VERDICTS.clear()
-    found = masking._pat_spans(text) + masking._urlencoded_pat_spans(text)
+    found: list[Span] = []
+    assert masking.pat_spans(text, found) == len(text)  # (fewer tokens than PRECISE_KEYS)
+    plain = list(found)
+    assert masking.urlencoded_pat_spans(text, found) == len(text)
     assert sorted((s[0], s[1]) for s in found) == sorted(expected)
-    for start, end, replacement in masking._pat_spans(text):
+    for start, end, replacement in plain:
         assert replacement == masked_form(text[start:end])
         assert replacement.startswith(PAT_PREFIX)

@@ -1,0 +1,106 @@
+"""PATs in ``mask()``: ``pat_AIC_...`` and its URL-encoded form ``pat%5FAIC%5F...``.
+
+The first ``PRECISE_KEYS`` tokens of a text are judged one by one, as the detection core
+judges them (placeholders stay, a real token becomes its masked form, ``pat_AIC_…k3Xz``).
+Past them, one dense pass (:data:`hygiene.masking.dense.PATS`) hides the rest unjudged and
+with no tail: a text with thousands of tokens costs one regex pass, not µs of Python each.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from hygiene import detection as core
+from hygiene.masking.credentials import PAT, PAT_BODY
+from hygiene.masking.dense import PATS, Dense, dense_pass
+from hygiene.masking.keyvalues import PRECISE_KEYS
+from hygiene.masking.spans import Span
+
+# The core's two PAT rules: plain, then URL-encoded.
+_PAT_RULE, _PAT_URLENCODED_RULE = (rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
+_VERDICTS: Final[dict[int, str]] = {}
+_MAX_VERDICTS: Final = 1024
+# The core's two PAT patterns as runs (credentials.PAT), URL-encoded here.
+_PAT: Final = PAT
+_PAT_URLENCODED: Final = re.compile(r"pat%5[Ff]AIC%5[Ff]" + PAT_BODY)
+
+
+def _units(cred: str) -> int:
+    return len(cred) - 2 * cred.count("%")  # every `%` in a match starts a 3-character escape
+
+
+def add_pat_spans(text: str, low: str, spans: list[Span], dense: list[Dense]) -> None:
+    """Append to ``spans`` the PATs of ``text`` judged one by one, and to ``dense`` the pass
+    that hides those past them (``low``: ``text.lower()``)."""
+    rest = pat_spans(text, spans)
+    if "%5" in text:
+        rest = min(rest, urlencoded_pat_spans(text, spans))
+    if rest < len(text):
+        found = dense_pass(PATS, text, low, rest)
+        if found is not None:
+            dense.append(found)
+
+
+def pat_spans(text: str, found: list[Span]) -> int:
+    """Append to ``found`` the first ``PRECISE_KEYS`` PATs of ``text`` that are not
+    placeholders; return where the next one starts (``len(text)``: none)."""
+    judged = 0
+    m = _PAT.search(text)  # (a search per match: cheaper than finditer on a record's one)
+    while m is not None:
+        if judged == PRECISE_KEYS:
+            return m.start()
+        judged += 1
+        start, end = m.span()
+        cred = m["cred"]
+        if _units(cred) >= core.MIN_SECRET_LENGTH:
+            masked = _pat_masked_form(text[start:end], cred)
+            if masked:
+                found.append(Span(start, end, masked))
+        m = _PAT.search(text, end)
+    return len(text)
+
+
+def _pat_masked_form(token: str, cred: str) -> str:
+    """The masked form of ``token``, or "" for a placeholder.
+
+    Services log the same token again and again, and the placeholder test is most of the cost
+    of masking one: verdicts are remembered under the string's hash (the token itself is not
+    kept; at worst two tokens with one 64-bit hash would share a masked form's last characters).
+    """
+    key = hash(token)
+    masked = _VERDICTS.get(key)
+    if masked is None:
+        # The core judges at most MAX_TOKEN_LENGTH characters (its scanner's bound).
+        accepted = _PAT_RULE.accepts(cred[: core.MAX_TOKEN_LENGTH])
+        masked = core.masked_form(token) if accepted else ""
+        if len(_VERDICTS) >= _MAX_VERDICTS:
+            _VERDICTS.clear()
+        _VERDICTS[key] = masked
+    return masked
+
+
+def urlencoded_pat_spans(text: str, found: list[Span]) -> int:
+    """:func:`pat_spans` for the URL-encoded form."""
+    m = _PAT_URLENCODED.search(text)
+    for _ in range(PRECISE_KEYS):
+        if m is None:
+            return len(text)
+        end, cred = m.end(), m["cred"]
+        if _units(cred) >= core.MIN_SECRET_LENGTH and _PAT_URLENCODED_RULE.accepts(
+            cred[: core.MAX_TOKEN_LENGTH]
+        ):
+            # The masked form keeps the encoded prefix: a plain `pat_AIC_` here could join a
+            # `pat_AIC_` just before it into a new match on a second pass.
+            token = core.PAT_PREFIX + text[m.start("cred") : end]
+            masked = core.masked_form(token).replace(
+                core.PAT_PREFIX, text[m.start() : m.start("cred")], 1
+            )
+            if text.startswith(("%5F", "%5f"), end):  # a tail `…pat` + `%5FAIC%5F…` would
+                masked = masked[: masked.index(core.ELLIPSIS) + 1]  # be a new match: no tail
+            found.append(Span(m.start(), end, masked))
+        m = _PAT_URLENCODED.search(text, end)
+    return len(text) if m is None else m.start()
+
+
+__all__ = ["add_pat_spans", "pat_spans", "urlencoded_pat_spans"]
