@@ -24,6 +24,7 @@ from hygiene import detection as core
 from hygiene.masking.dense import (
     BASICS,
     BEARERS,
+    PAT_RUN,
     USERINFO,
     Dense,
     DenseRule,
@@ -47,7 +48,7 @@ _USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]+)@""
 # masked whole): `re` walks a character class in C, while the core's one-unit alternation
 # costs a branch per character (a search on a short record took 1.5 µs instead of 0.3).
 # A unit is a token character or an escape (`%5F`, `%2D`); too few of them: no token.
-PAT_BODY: Final = r"(?P<cred>[A-Za-z0-9_-]*(?:%(?:5[Ff]|2[Dd])[A-Za-z0-9_-]*)*)"
+PAT_BODY: Final = f"(?P<cred>{PAT_RUN})"
 PAT: Final = re.compile(core.PAT_PREFIX + PAT_BODY)
 
 

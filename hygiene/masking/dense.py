@@ -164,13 +164,11 @@ _USERINFO_RULE: Final = (
 )
 
 
+# A PAT's body as a run of token characters and escapes (`%5F`, `%2D`): see credentials.PAT.
+PAT_RUN: Final = r"[A-Za-z0-9_-]*(?:%(?:5[Ff]|2[Dd])[A-Za-z0-9_-]*)*"
 # A PAT past the ones judged one by one: any non-empty body, the plain or URL-encoded form
 # (a superset of the core's two rules; placeholders are hidden too, and no tail is shown).
-_PAT_UNIT: Final = "(?:[A-Za-z0-9_-]|%(?:5[Ff]|2[Dd]))"
-_PAT_RULE: Final = (
-    "(pat(?:_|%5[Ff])AIC(?:_|%5[Ff]))"
-    f"((?={_PAT_UNIT})[A-Za-z0-9_-]*(?:%(?:5[Ff]|2[Dd])[A-Za-z0-9_-]*)*)"
-)
+_PAT_RULE: Final = f"(pat(?:_|%5[Ff])AIC(?:_|%5[Ff]))((?=[A-Za-z0-9_-]|%(?:5[Ff]|2[Dd])){PAT_RUN})"
 
 
 class DenseRule(NamedTuple):
@@ -291,6 +289,7 @@ __all__ = [
     "COOKIES",
     "KEYS",
     "PATS",
+    "PAT_RUN",
     "UNQUOTED",
     "USERINFO",
     "Dense",

@@ -45,12 +45,10 @@ def add_pat_spans(text: str, low: str, spans: list[Span], dense: list[Dense]) ->
 def pat_spans(text: str, found: list[Span]) -> int:
     """Append to ``found`` the first ``PRECISE_KEYS`` PATs of ``text`` that are not
     placeholders; return where the next one starts (``len(text)``: none)."""
-    judged = 0
     m = _PAT.search(text)  # (a search per match: cheaper than finditer on a record's one)
-    while m is not None:
-        if judged == PRECISE_KEYS:
-            return m.start()
-        judged += 1
+    for _ in range(PRECISE_KEYS):
+        if m is None:
+            return len(text)
         start, end = m.span()
         cred = m["cred"]
         if _units(cred) >= core.MIN_SECRET_LENGTH:
@@ -58,7 +56,7 @@ def pat_spans(text: str, found: list[Span]) -> int:
             if masked:
                 found.append(Span(start, end, masked))
         m = _PAT.search(text, end)
-    return len(text)
+    return len(text) if m is None else m.start()
 
 
 def _pat_masked_form(token: str, cred: str) -> str:

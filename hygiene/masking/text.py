@@ -47,8 +47,7 @@ def mask(text: str) -> str:
     """
     found = _found(text)
     if found is not None and found[3] is not None:
-        text = hidden_text(text, found[3])
-        found = _collect(text, hide_urls=False)
+        text, found = _left_after_hiding(text, found[3])
     if found is None:
         return text
     spans, dense, passwords, _ = found
@@ -77,11 +76,18 @@ _Found = tuple[list[Span], list[Dense], set[int], Dense | None]
 def _spans(text: str, found: _Found) -> list[Span]:
     spans, dense, passwords, hidden = found
     if hidden is not None:
-        left = hidden_text(text, hidden)
-        return through_hidden(dense_spans(hidden), _spans(left, _collect(left, hide_urls=False)))
+        left, inner = _left_after_hiding(text, hidden)
+        return through_hidden(dense_spans(hidden), _spans(left, inner))
     if dense or passwords:
         return with_dense(text, spans, dense, passwords)
     return without_overlaps(spans)  # (a record's few spans: no further call)
+
+
+def _left_after_hiding(text: str, hidden: Dense) -> tuple[str, _Found]:
+    """The text left once the URL passwords of ``hidden`` are hidden, and what the other rules
+    find in it."""
+    left = hidden_text(text, hidden)
+    return left, _collect(left, hide_urls=False)
 
 
 def _found(text: str) -> _Found | None:
