@@ -4,20 +4,27 @@ What it does, and why each hook:
 
 * wraps ``logging.Logger.makeRecord`` (on the class), so every record is masked once, when
   it is complete: message, arguments, exception, ``stack_info`` and ``extra=`` attributes
-  (``logging`` adds extras after the record factory runs, so a factory alone misses them). A
-  hook on the class survives every reconfiguration: ``dictConfig`` (Django's second setup under
-  runserver included) and ``basicConfig(force=True)`` replace handlers and their filters, never
-  the ``Logger`` class. Records made elsewhere (``logging.makeLogRecord`` from a socket
-  receiver, a ``LogRecord`` built by hand) are masked by the filter below;
-* puts one :class:`RedactingFilter` on every handler that exists now: the root logger's, those
-  of every other logger (``propagate=False`` ones such as ``uvicorn.access`` included) and
-  ``logging.lastResort``. It costs nothing on records already masked (they are marked);
-* with ``streams=True`` (the default), replaces ``sys.stdout`` and ``sys.stderr`` by
-  :class:`~hygiene.masking.guard.GuardedText`, so ``print``, uncaught exceptions, dying
-  threads, unraisable exceptions, ``http.client`` debug output and debuggers are masked too;
-  ``StreamHandler``\\ s that already hold the real stream are pointed at the guard. It is the
-  default because ``install()`` promises a clean process, and most leaks seen in real stacks
-  never go through ``logging``; ``install(streams=False)`` leaves the streams alone.
+  (``logging`` adds extras after the record factory runs, so a factory alone misses them);
+* wraps ``logging.Handler.filter`` (on the class), so every handler masks what reaches it:
+  records made elsewhere (``logging.makeLogRecord`` in a socket receiver, records unpickled
+  from another process's queue, a ``LogRecord`` built by hand) and records a filter handed
+  back in place of another. A record the ``makeRecord`` hook masked is known at once (it is
+  marked, or remembered as clean), so a record is masked once, not once per hook. The
+  handler's own filters run first, as before, and a record they drop is not masked at all.
+
+Hooks on classes survive every reconfiguration: ``dictConfig`` (Django's second setup under
+runserver included) and ``basicConfig(force=True)`` replace handlers and their filters, never
+the ``Logger`` and ``Handler`` classes, so handlers made after ``install()`` are covered too.
+(A filter object on each handler would cost every record a second call, a tenth of what
+plain logging costs, and would be gone after the next ``dictConfig``.) A handler class that
+overrides ``filter`` without calling ``super().filter`` is reached by the first hook only.
+
+With ``streams=True`` (the default), it also replaces ``sys.stdout`` and ``sys.stderr`` by
+:class:`~hygiene.masking.guard.GuardedText`, so ``print``, uncaught exceptions, dying
+threads, unraisable exceptions, ``http.client`` debug output and debuggers are masked too;
+``StreamHandler``\\ s that already hold the real stream are pointed at the guard. It is the
+default because ``install()`` promises a clean process, and most leaks seen in real stacks
+never go through ``logging``; ``install(streams=False)`` leaves the streams alone.
 
 Calling it twice adds nothing twice. It returns an :class:`Installation` whose
 ``uninstall()`` takes everything back (tests use it).
@@ -33,9 +40,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hygiene.masking.guard import GuardedText
-from hygiene.masking.records import RedactingFilter, redact_record
+from hygiene.masking.records import redact_record
 
 MakeRecord = Callable[..., logging.LogRecord]
+HandlerFilter = Callable[[logging.Handler, logging.LogRecord], Any]
 
 
 def _masking(make_record: MakeRecord) -> MakeRecord:
@@ -66,38 +74,67 @@ def _masking(make_record: MakeRecord) -> MakeRecord:
         if stock and extra is None:  # what the stock makeRecord does then, one call less
             factory: Callable[..., logging.LogRecord] = logging._logRecordFactory  # type: ignore[attr-defined]
             record = factory(name, level, fn, lno, msg, args, exc_info, func, sinfo)
+            # The stock factory adds no attribute: no extras to look for.
+            redact_record(record, factory is logging.LogRecord)
         else:
             record = make_record(
                 self, name, level, fn, lno, msg, args, exc_info, func, extra, sinfo
             )
-        redact_record(record)
+            redact_record(record)
         return record
 
     make_masked_record.hygiene_masking = True  # type: ignore[attr-defined]
     return make_masked_record
 
 
+def _masking_filter(original: HandlerFilter) -> HandlerFilter:
+    # The standard library's own filter (not one some other library put over it) does
+    # nothing for a handler without filters: the hook skips that call then.
+    stock = original is logging.Filterer.filter
+
+    def filter_then_mask(self: logging.Handler, record: logging.LogRecord) -> Any:
+        if stock and not self.filters:
+            redact_record(record)  # a record the makeRecord hook saw returns at once
+            return True
+        verdict = original(self, record)
+        if not verdict:
+            return verdict  # dropped: nothing is written, nothing to mask
+        # Python 3.12+: a filter may hand back another record, the one then written.
+        redact_record(verdict if isinstance(verdict, logging.LogRecord) else record)
+        return verdict
+
+    functools.update_wrapper(filter_then_mask, original)
+    filter_then_mask.hygiene_masking = True  # type: ignore[attr-defined]
+    return filter_then_mask
+
+
 @dataclass
 class Installation:
     """What :func:`install` changed, so that it can be taken back."""
 
-    redactor: RedactingFilter
-    handlers: list[logging.Handler] = field(default_factory=list)
     make_record: MakeRecord | None = None  # the method it wrapped, if it did
+    handler_filter: HandlerFilter | None = None  # likewise
     streams: dict[str, GuardedText] = field(default_factory=dict)
     handler_streams: list[tuple[logging.StreamHandler[Any], Any]] = field(default_factory=list)
 
     def uninstall(self) -> None:
-        """Remove the filters, unwrap ``makeRecord`` and give the streams back."""
-        for handler in self.handlers:
-            handler.removeFilter(self.redactor)
+        """Unwrap ``makeRecord`` and ``Handler.filter``, and give the streams back."""
+        # Only our own wrappers are taken off, not one someone put over them since.
         original = self.make_record
-        # Only our own wrapper is taken off, not one someone put over it since.
         if (
             original is not None
             and getattr(logging.Logger.makeRecord, "__wrapped__", None) is original
         ):
             logging.Logger.makeRecord = original  # type: ignore[method-assign,assignment]
+        original_filter = self.handler_filter
+        if (
+            original_filter is not None
+            and getattr(logging.Handler.filter, "__wrapped__", None) is original_filter
+        ):
+            if original_filter is logging.Filterer.filter:
+                del logging.Handler.filter  # inherited again, as it was
+            else:
+                logging.Handler.filter = original_filter  # type: ignore[method-assign,assignment]
         for handler, stream in self.handler_streams:
             if handler.stream in self.streams.values():
                 handler.setStream(stream)
@@ -110,26 +147,18 @@ class Installation:
 def install(*, streams: bool = True) -> Installation:
     """Mask every record of this process's logging, and with ``streams`` (the default) what
     it writes to ``sys.stdout`` / ``sys.stderr`` (see the module docs for how)."""
-    installation = Installation(_current_redactor())
-    for handler in _every_handler():
-        if not any(isinstance(f, RedactingFilter) for f in handler.filters):
-            handler.addFilter(installation.redactor)
-            installation.handlers.append(handler)
+    installation = Installation()
     current = logging.Logger.makeRecord
     if not getattr(current, "hygiene_masking", False):
         installation.make_record = current
         logging.Logger.makeRecord = _masking(current)  # type: ignore[method-assign]
+    current_filter = logging.Handler.filter
+    if not getattr(current_filter, "hygiene_masking", False):
+        installation.handler_filter = current_filter
+        logging.Handler.filter = _masking_filter(current_filter)  # type: ignore[method-assign,assignment]
     if streams:
         _guard_streams(installation)
     return installation
-
-
-def _current_redactor() -> RedactingFilter:
-    for handler in _every_handler():
-        for f in handler.filters:
-            if isinstance(f, RedactingFilter):
-                return f
-    return RedactingFilter()
 
 
 def _guard_streams(installation: Installation) -> None:

@@ -69,27 +69,30 @@ _NO_ARGS: Final = NO_ARGS
 _last_clean: tuple[object, object, object] = (None, None, None)
 
 
-def redact_record(record: logging.LogRecord) -> bool:
+def redact_record(record: logging.LogRecord, plain: bool = False) -> bool:
     """Mask ``record`` in place (marked if masked, remembered if clean); never raises, and
-    always True: :class:`RedactingFilter`'s ``filter`` itself (one call per handler)."""
+    always True: :class:`RedactingFilter`'s ``filter`` itself (one call per handler).
+    ``plain`` says the record is known to hold only the attributes ``LogRecord`` gives it
+    (:func:`hygiene.masking.install`'s hook knows that of the records it makes)."""
     global _last_clean
     # This runs on every logging call of the process, once per handler: a record found clean
     # already, and the common case (a str template, a plain tuple of arguments, no
     # exception, no extras, a short clean message) are decided here without another call
     # (the gate of text.may_hold_secret, unrolled: a call costs a tenth of all this).
+    # Attributes, not `record.__dict__`: reading that builds the record's dict early, and
+    # the formatter's later writes then grow it (a quarter of a microsecond a record).
     try:
-        attributes = record.__dict__  # subscripts cost less than attribute lookups here
-        msg, args = attributes["msg"], attributes["args"]
+        msg, args = record.msg, record.args
         last = _last_clean
         if last[0] is record and last[1] is args and last[2] is msg:
             return True
         if (
             type(args) is tuple  # (a marked tuple is a subclass: masked already)
             and type(msg) is str
-            and len(attributes) == _STANDARD_COUNT
-            and attributes["exc_info"] is None
-            and attributes["stack_info"] is None
-            and attributes["exc_text"] is None
+            and record.exc_info is None
+            and record.stack_info is None
+            and record.exc_text is None
+            and (plain or len(record.__dict__) == _STANDARD_COUNT)
         ):
             message = msg % args if args else msg  # what getMessage() renders
             if len(message) < LONG:

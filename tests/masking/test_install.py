@@ -5,17 +5,19 @@ from __future__ import annotations
 import http.server
 import io
 import logging
+import pathlib
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
 
 import hygiene.masking
-from hygiene.masking import Installation, RedactingFilter, install
-from tests.helpers import SecretGuard
+from hygiene.masking import Installation, install
+from tests.helpers import REPO_ROOT, SecretGuard
 from tests.masking.conftest import stream_handler
 
 SCRIPT = """
@@ -37,7 +39,19 @@ try:
     raise ValueError(token)
 except ValueError:
     logging.getLogger("app").exception("failed for %s", "alice")
-print("root filters", sum(len(h.filters) for h in logging.getLogger().handlers))
+# After a reconfiguration, a record made elsewhere (as a socket receiver makes them) reaches
+# a handler that did not exist at install(), writing to the raw stream (no guard around it).
+import logging.config
+logging.config.dictConfig({
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"out": {"class": "logging.StreamHandler", "stream": "ext://sys.__stdout__"}},
+    "loggers": {"receiver": {"handlers": ["out"], "propagate": False}},
+})
+received = {"name": "remote", "msg": "remote said %s", "args": (token,), "levelno": 40,
+            "levelname": "ERROR"}
+logging.getLogger("receiver").handle(logging.makeLogRecord(received))
+print("hooked once", logging.Handler.filter.__wrapped__ is logging.Filterer.filter)
 """
 
 
@@ -56,7 +70,8 @@ def test_one_call_masks_the_whole_process(guard: SecretGuard) -> None:
     assert "GET /cb?access_token=pat_AIC_…" in proc.stdout
     assert "created pat_AIC_…" in proc.stdout
     assert "ValueError: pat_AIC_…" in proc.stderr
-    assert "root filters 1" in proc.stdout  # installed twice, attached once
+    assert "remote said pat_AIC_…" in proc.stdout
+    assert "hooked once True" in proc.stdout  # installed twice, hooked once
 
 
 @pytest.fixture
@@ -92,16 +107,15 @@ def test_install_is_idempotent_and_uninstall_takes_everything_back(root_sink: io
     stdout, stderr = sys.stdout, sys.stderr
     first = install()
     second = install()
-    assert second.handlers == []
     assert second.make_record is None
+    assert second.handler_filter is None
     assert second.streams == {}
     assert sys.stdout is not stdout
-    root_handlers = logging.getLogger().handlers
-    assert all(sum(isinstance(f, RedactingFilter) for f in h.filters) == 1 for h in root_handlers)
+    assert logging.Handler.filter.__wrapped__ is logging.Filterer.filter  # type: ignore[attr-defined]
     first.uninstall()
     assert logging.Logger.makeRecord is make_record
+    assert "filter" not in vars(logging.Handler)  # inherited from Filterer again
     assert (sys.stdout, sys.stderr) == (stdout, stderr)
-    assert not any(isinstance(f, RedactingFilter) for h in root_handlers for f in h.filters)
 
 
 def test_a_make_record_hook_put_there_before_install_still_runs(
@@ -130,6 +144,107 @@ def test_a_make_record_hook_put_there_before_install_still_runs(
     assert made == ["created %s", "user %s"]
     guard.capture(sink.getvalue())
     assert "created pat_AIC_…" in sink.getvalue()
+
+
+def test_a_handler_filter_hook_put_there_before_install_still_runs(
+    logger: logging.Logger, guard: SecretGuard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """install() wraps whatever ``Handler.filter`` it finds, calls it even for a handler
+    without filters when it is not the standard library's own, and masks only what it lets
+    through."""
+    seen: list[object] = []
+    stock = logging.Handler.filter
+
+    def theirs(self: logging.Handler, record: logging.LogRecord) -> bool:
+        seen.append(record.msg)  # the template: no secret kept
+        return record.msg != "dropped %s" and bool(stock(self, record))
+
+    monkeypatch.setattr(logging.Handler, "filter", theirs)
+    handler, sink = stream_handler()
+    logger.addHandler(handler)
+    token = guard.pat()
+    installation = install(streams=False)
+    try:
+        logger.info("dropped %s", "x")
+        handler.handle(logging.makeLogRecord({"msg": "made elsewhere %s", "args": (token,)}))
+    finally:
+        installation.uninstall()
+    assert logging.Handler.filter is theirs
+    assert seen == ["dropped %s", "made elsewhere %s"]
+    guard.capture(sink.getvalue())
+    assert sink.getvalue().endswith(": made elsewhere pat_AIC_…" + token[-4:] + "\n")
+    assert sink.getvalue().count("\n") == 1  # the dropped record is not written
+
+
+def test_attributes_a_record_factory_adds_are_masked(
+    logger: logging.Logger, guard: SecretGuard
+) -> None:
+    """The hook skips the look for extras only when the standard factory made the record:
+    another factory (OpenTelemetry's, a service's own) may add any attribute."""
+    token = guard.session_token()
+    stock = logging.getLogRecordFactory()
+
+    def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
+        record = stock(*args, **kwargs)
+        record.auth = f"Bearer {token}"
+        return record
+
+    handler, sink = stream_handler()
+    handler.setFormatter(logging.Formatter("%(message)s %(auth)s"))
+    logger.addHandler(handler)
+    logging.setLogRecordFactory(factory)
+    installation = install(streams=False)
+    try:
+        logger.info("user %s", "alice")
+    finally:
+        installation.uninstall()
+        logging.setLogRecordFactory(stock)
+    guard.capture(sink.getvalue())
+    assert sink.getvalue().startswith("user alice Bearer ")
+
+
+QUEUE_SCRIPT = """
+import logging, logging.handlers, multiprocessing, os, sys
+
+def child(queue):  # a worker process that never called install()
+    logger = logging.getLogger("worker")
+    logger.addHandler(logging.handlers.QueueHandler(queue))
+    logger.error("worker got %s", os.environ["CANARY"])
+
+if __name__ == "__main__":
+    import hygiene.masking
+    hygiene.masking.install(streams=False)
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    out = logging.StreamHandler(sys.stdout)
+    out.setFormatter(logging.Formatter("%(processName)s %(message)s"))
+    listener = logging.handlers.QueueListener(queue, out)
+    listener.start()
+    worker = context.Process(target=child, args=(queue,), name="worker-1")
+    worker.start()
+    worker.join(30)
+    listener.stop()
+"""
+
+
+def test_records_from_a_worker_process_queue_are_masked(
+    guard: SecretGuard, tmp_path: pathlib.Path
+) -> None:
+    """The logging cookbook's multiprocessing pattern: a worker (spawned, so without the
+    parent's hooks) sends its records through a queue; the parent's handlers write them."""
+    token = guard.pat()
+    script = tmp_path / "queue_app.py"
+    script.write_text(QUEUE_SCRIPT)
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env={"CANARY": token, "PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
+    )
+    guard.capture(proc.stdout, proc.stderr)
+    assert proc.stdout == "worker-1 worker got pat_AIC_…" + token[-4:] + "\n"
 
 
 class _Quiet(http.server.BaseHTTPRequestHandler):
