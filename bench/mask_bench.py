@@ -109,7 +109,9 @@ def bench_logging(calls: int, runs: int) -> None:
             cost = statistics.median(times[mode])
             # The ratio of each run to the plain run next to it (tens of ms apart): a shared
             # machine's speed drifts by more than masking costs over a whole benchmark.
-            ratio = statistics.median(t / p for t, p in zip(times[mode], times["plain"]))
+            ratio = statistics.median(
+                t / p for t, p in zip(times[mode], times["plain"], strict=True)
+            )
             verdict = "ok" if ratio <= GOALS[name] else "OVER GOAL"
             line += f" | {mode} {cost:6.2f} us {ratio:5.3f}x {verdict}"
         print(line + f" (goal <= {GOALS[name]}x)")

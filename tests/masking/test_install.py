@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import io
 import logging
@@ -118,6 +119,21 @@ def test_install_is_idempotent_and_uninstall_takes_everything_back(root_sink: io
     assert (sys.stdout, sys.stderr) == (stdout, stderr)
 
 
+@contextlib.contextmanager
+def _installed_over_their_hook(
+    logger: logging.Logger,
+) -> Iterator[tuple[logging.Handler, io.StringIO]]:
+    """``install(streams=False)`` over a hook another library put there (the caller patched
+    it), with a handler on ``logger`` writing into a string; uninstalled afterwards."""
+    handler, sink = stream_handler()
+    logger.addHandler(handler)
+    installation = install(streams=False)
+    try:
+        yield handler, sink
+    finally:
+        installation.uninstall()
+
+
 def test_a_make_record_hook_put_there_before_install_still_runs(
     logger: logging.Logger, guard: SecretGuard, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -132,15 +148,10 @@ def test_a_make_record_hook_put_there_before_install_still_runs(
         return record
 
     monkeypatch.setattr(logging.Logger, "makeRecord", theirs)
-    handler, sink = stream_handler()
-    logger.addHandler(handler)
     token = guard.pat()
-    installation = install(streams=False)
-    try:
+    with _installed_over_their_hook(logger) as (_, sink):
         logger.info("created %s", token)
         logger.info("user %s", "al", extra={"request_id": 7})
-    finally:
-        installation.uninstall()
     assert made == ["created %s", "user %s"]
     guard.capture(sink.getvalue())
     assert "created pat_AIC_…" in sink.getvalue()
@@ -160,15 +171,10 @@ def test_a_handler_filter_hook_put_there_before_install_still_runs(
         return record.msg != "dropped %s" and bool(stock(self, record))
 
     monkeypatch.setattr(logging.Handler, "filter", theirs)
-    handler, sink = stream_handler()
-    logger.addHandler(handler)
     token = guard.pat()
-    installation = install(streams=False)
-    try:
+    with _installed_over_their_hook(logger) as (handler, sink):
         logger.info("dropped %s", "x")
         handler.handle(logging.makeLogRecord({"msg": "made elsewhere %s", "args": (token,)}))
-    finally:
-        installation.uninstall()
     assert logging.Handler.filter is theirs
     assert seen == ["dropped %s", "made elsewhere %s"]
     guard.capture(sink.getvalue())
