@@ -108,6 +108,27 @@ def _masking_filter(original: HandlerFilter) -> HandlerFilter:
     return filter_then_mask
 
 
+def _wrap(owner: type, name: str, masking: Callable[[Any], Any]) -> Any:
+    """Put ``masking(method)`` over ``owner.name``; the method it wrapped, or None when a
+    masking hook is there already."""
+    current = getattr(owner, name)
+    if getattr(current, "hygiene_masking", False):
+        return None
+    setattr(owner, name, masking(current))
+    return current
+
+
+def _unwrap(owner: type, name: str, original: Any) -> None:
+    """Give ``owner.name`` back ``original`` (None: nothing was wrapped). Only our own
+    wrapper is taken off, not one someone put over it since; a method ``owner`` inherited
+    (``Handler.filter`` is ``Filterer``'s) is inherited again."""
+    if original is None or getattr(getattr(owner, name), "__wrapped__", None) is not original:
+        return
+    delattr(owner, name)
+    if getattr(owner, name, None) is not original:
+        setattr(owner, name, original)
+
+
 @dataclass
 class Installation:
     """What :func:`install` changed, so that it can be taken back."""
@@ -119,22 +140,8 @@ class Installation:
 
     def uninstall(self) -> None:
         """Unwrap ``makeRecord`` and ``Handler.filter``, and give the streams back."""
-        # Only our own wrappers are taken off, not one someone put over them since.
-        original = self.make_record
-        if (
-            original is not None
-            and getattr(logging.Logger.makeRecord, "__wrapped__", None) is original
-        ):
-            logging.Logger.makeRecord = original  # type: ignore[method-assign,assignment]
-        original_filter = self.handler_filter
-        if (
-            original_filter is not None
-            and getattr(logging.Handler.filter, "__wrapped__", None) is original_filter
-        ):
-            if original_filter is logging.Filterer.filter:
-                del logging.Handler.filter  # inherited again, as it was
-            else:
-                logging.Handler.filter = original_filter  # type: ignore[method-assign,assignment]
+        _unwrap(logging.Logger, "makeRecord", self.make_record)
+        _unwrap(logging.Handler, "filter", self.handler_filter)
         for handler, stream in self.handler_streams:
             if handler.stream in self.streams.values():
                 handler.setStream(stream)
@@ -148,14 +155,8 @@ def install(*, streams: bool = True) -> Installation:
     """Mask every record of this process's logging, and with ``streams`` (the default) what
     it writes to ``sys.stdout`` / ``sys.stderr`` (see the module docs for how)."""
     installation = Installation()
-    current = logging.Logger.makeRecord
-    if not getattr(current, "hygiene_masking", False):
-        installation.make_record = current
-        logging.Logger.makeRecord = _masking(current)  # type: ignore[method-assign]
-    current_filter = logging.Handler.filter
-    if not getattr(current_filter, "hygiene_masking", False):
-        installation.handler_filter = current_filter
-        logging.Handler.filter = _masking_filter(current_filter)  # type: ignore[method-assign,assignment]
+    installation.make_record = _wrap(logging.Logger, "makeRecord", _masking)
+    installation.handler_filter = _wrap(logging.Handler, "filter", _masking_filter)
     if streams:
         _guard_streams(installation)
     return installation

@@ -79,8 +79,8 @@ def redact_record(record: logging.LogRecord, plain: bool = False) -> bool:
     # already, and the common case (a str template, a plain tuple of arguments, no
     # exception, no extras, a short clean message) are decided here without another call
     # (the gate of text.may_hold_secret, unrolled: a call costs a tenth of all this).
-    # Attributes, not `record.__dict__`: reading that builds the record's dict early, and
-    # the formatter's later writes then grow it (a quarter of a microsecond a record).
+    # Attributes, not `record.__dict__`: on 3.11 reading that builds the record's dict
+    # before the formatter does, and the logging call then costs about 0.2 µs more.
     try:
         msg, args = record.msg, record.args
         last = _last_clean
