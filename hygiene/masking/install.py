@@ -10,14 +10,17 @@ What it does, and why each hook:
   from another process's queue, a ``LogRecord`` built by hand) and records a filter handed
   back in place of another. A record the ``makeRecord`` hook masked is known at once (it is
   marked, or remembered as clean), so a record is masked once, not once per hook. The
-  handler's own filters run first, as before, and a record they drop is not masked at all.
+  handler's own filters run first, as before, and a record they drop is not masked at all;
+  attributes they add (a context filter putting request data on the record) are masked.
+  A record of a logger with filters of its own is masked here, after them, not when made.
 
 Hooks on classes survive every reconfiguration: ``dictConfig`` (Django's second setup under
 runserver included) and ``basicConfig(force=True)`` replace handlers and their filters, never
 the ``Logger`` and ``Handler`` classes, so handlers made after ``install()`` are covered too.
 (A filter object on each handler would cost every record a second call, 3% of what
 plain logging costs, and would be gone after the next ``dictConfig``.) A handler class that
-overrides ``filter`` without calling ``super().filter`` is reached by the first hook only.
+overrides ``filter`` without calling ``super().filter`` is reached by the first hook only
+(and so not at all from a logger with filters).
 
 With ``streams=True`` (the default), it also replaces ``sys.stdout`` and ``sys.stderr`` by
 :class:`~hygiene.masking.guard.GuardedText`, so ``print``, uncaught exceptions, dying
@@ -40,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hygiene.masking.guard import GuardedText
-from hygiene.masking.records import redact_record
+from hygiene.masking.records import redact_record, redact_unfiltered
 
 MakeRecord = Callable[..., logging.LogRecord]
 HandlerFilter = Callable[[logging.Handler, logging.LogRecord], Any]
@@ -71,6 +74,10 @@ def _masking(make_record: MakeRecord) -> MakeRecord:
         extra: Any = None,
         sinfo: str | None = None,
     ) -> logging.LogRecord:
+        if self.filters:
+            # The logger's filters run next and may add attributes (a context filter putting
+            # request headers on the record): the handler hook masks it after them.
+            return make_record(self, name, level, fn, lno, msg, args, exc_info, func, extra, sinfo)
         if stock and extra is None:  # what the stock makeRecord does then, one call less
             factory: Callable[..., logging.LogRecord] = logging._logRecordFactory  # type: ignore[attr-defined]
             record = factory(name, level, fn, lno, msg, args, exc_info, func, sinfo)
@@ -94,12 +101,13 @@ def _masking_filter(original: HandlerFilter) -> HandlerFilter:
 
     def filter_then_mask(self: logging.Handler, record: logging.LogRecord) -> Any:
         if stock and not self.filters:
-            redact_record(record)  # a record the makeRecord hook saw returns at once
+            redact_unfiltered(record)  # a record the makeRecord hook saw returns at once
             return True
         verdict = original(self, record)
         if not verdict:
             return verdict  # dropped: nothing is written, nothing to mask
-        # Python 3.12+: a filter may hand back another record, the one then written.
+        # Python 3.12+: a filter may hand back another record, the one then written. The
+        # filters may have added attributes: looked for again.
         redact_record(verdict if isinstance(verdict, logging.LogRecord) else record)
         return verdict
 

@@ -84,7 +84,14 @@ def redact_record(record: logging.LogRecord, plain: bool = False) -> bool:
     try:
         msg, args = record.msg, record.args
         last = _last_clean
-        if last[0] is record and last[1] is args and last[2] is msg:
+        # Found clean before, unless a filter has added an attribute since (a context filter
+        # on this handler putting request headers on the record).
+        if (
+            last[0] is record
+            and last[1] is args
+            and last[2] is msg
+            and len(record.__dict__) == _STANDARD_COUNT
+        ):
             return True
         if (
             type(args) is tuple  # (a marked tuple is a subclass: masked already)
@@ -124,12 +131,29 @@ def redact_record(record: logging.LogRecord, plain: bool = False) -> bool:
     return True
 
 
+def redact_unfiltered(record: logging.LogRecord) -> bool:
+    """:func:`redact_record` for a caller that knows no filter has run since the record was
+    last masked or found clean (:func:`hygiene.masking.install`'s hook on a handler without
+    filters): such a record returns at once, with no look for attributes added since."""
+    args = record.args
+    last = _last_clean
+    if type(args) is MaskedArgs or (
+        last[0] is record and last[1] is args and last[2] is record.msg
+    ):
+        return True
+    return redact_record(record)
+
+
 def _redact_other(record: logging.LogRecord) -> None:
     """Records past the common case: marked ones, mapping arguments, extras, exceptions."""
     try:
         args = record.args
         kind = type(args)
         if kind is not tuple and (kind is MaskedArgs or is_marked(args)):
+            # Masked before; a filter may have added attributes since (masking them again
+            # changes nothing).
+            if len(record.__dict__) != _STANDARD_COUNT:
+                _redact_extras(record)
             return
         msg = record.msg
         if type(msg) is str and not args and not _has_more(record):  # (args None, {})

@@ -186,6 +186,29 @@ def test_two_handlers_and_child_loggers(request: pytest.FixtureRequest, guard: S
         assert "bearer   …" in out
 
 
+@pytest.mark.parametrize("message", ["clean", "holding a token"])
+def test_a_second_handler_masks_what_its_context_filter_adds(
+    logger: logging.Logger, guard: SecretGuard, message: str
+) -> None:
+    """The first handler's filter found the record clean (or masked it); the second handler's
+    context filter then adds request data, and its own RedactingFilter must look again."""
+    token = guard.session_token()
+
+    def context(record: logging.LogRecord) -> bool:
+        record.headers = {"Authorization": f"Bearer {token}", "Accept": "*/*"}
+        return True
+
+    first = _filtered(logger, JsonFormatter())
+    handler, sink = stream_handler(JsonFormatter())
+    handler.addFilter(context)
+    handler.addFilter(RedactingFilter())
+    logger.addHandler(handler)
+    logger.info("user %s signed in with %s", "alice", guard.pat() if message != "clean" else "mfa")
+    guard.capture(first.getvalue(), sink.getvalue())
+    assert '"Accept": "*/*"' in sink.getvalue()
+    assert "user alice signed in with " in sink.getvalue()
+
+
 def test_dict_config_with_the_filter(guard: SecretGuard) -> None:
     token = guard.pat()
     sink = io.StringIO()

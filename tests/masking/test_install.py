@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import http.server
 import io
+import json
 import logging
 import pathlib
 import subprocess
@@ -207,6 +208,49 @@ def test_attributes_a_record_factory_adds_are_masked(
         logging.setLogRecordFactory(stock)
     guard.capture(sink.getvalue())
     assert sink.getvalue().startswith("user alice Bearer ")
+
+
+class _RequestContext(logging.Filter):
+    """The logging cookbook's context filter: request data put on every record it passes."""
+
+    def __init__(self, authorization: str) -> None:
+        super().__init__()
+        self.authorization = authorization
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = "req-42"
+        record.authorization = self.authorization
+        return True
+
+
+@pytest.mark.parametrize("place", ["logger", "handler"])
+@pytest.mark.parametrize("message", ["clean", "holding a token"])
+def test_attributes_a_context_filter_adds_are_masked(
+    logger: logging.Logger, guard: SecretGuard, place: str, message: str
+) -> None:
+    """A filter runs after the makeRecord hook saw the record (found clean, or masked): the
+    attributes it adds are looked at again, by a real JSON formatter as services use it."""
+    from pythonjsonlogger.json import JsonFormatter
+
+    token = guard.session_token()
+    context = _RequestContext(f"Bearer {token}")
+    first, first_sink = stream_handler(JsonFormatter())  # no filter: it sees the record first
+    handler, sink = stream_handler(JsonFormatter())
+    (logger if place == "logger" else handler).addFilter(context)
+    logger.addHandler(first)
+    logger.addHandler(handler)
+    installation = install(streams=False)
+    try:
+        logger.info(
+            "user %s signed in with %s", "alice", guard.pat() if message != "clean" else "mfa"
+        )
+    finally:
+        installation.uninstall()
+    guard.capture(first_sink.getvalue(), sink.getvalue())
+    event = json.loads(sink.getvalue())
+    assert event["request_id"] == "req-42"
+    assert event["authorization"].startswith("…")  # a sensitive name: all of it masked
+    assert event["message"].startswith("user alice signed in with ")
 
 
 QUEUE_SCRIPT = """
