@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import copy
+import io
 import json
 import logging
+import logging.config
 import secrets
 
 import pytest
 
-from hygiene.masking.recipes.dictconfig import FILTER_NAME, with_redaction
+from hygiene.masking.recipes.dictconfig import AFTER_FILTER_NAME, FILTER_NAME, with_redaction
 from hygiene.masking.recipes.frames import (
     looks_like_random_credential,
     mask_local,
@@ -137,7 +139,7 @@ def test_structlog_dict_tracebacks_locals_are_masked(guard: SecretGuard) -> None
     assert processor(None, "info", clean) is clean
 
 
-def test_with_redaction_puts_the_filter_first_once() -> None:
+def test_with_redaction_puts_the_filter_first_and_after_other_filters_once() -> None:
     config = {
         "version": 1,
         "handlers": {
@@ -149,8 +151,55 @@ def test_with_redaction_puts_the_filter_first_once() -> None:
     once = with_redaction(config)
     twice = with_redaction(once)
     assert config == original
-    assert once["handlers"]["a"]["filters"] == [FILTER_NAME, "other"]
-    assert twice["handlers"] == once["handlers"]
+    assert once["handlers"]["a"]["filters"] == [FILTER_NAME, "other", AFTER_FILTER_NAME]
+    assert once["handlers"]["b"]["filters"] == [FILTER_NAME]
+    assert twice == once
+
+
+class RequestContext(logging.Filter):
+    """The logging cookbook's context filter: request data put on every record it passes."""
+
+    authorization = ""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = "req-42"
+        record.authorization = self.authorization
+        return True
+
+
+def test_with_redaction_masks_what_a_context_filter_of_the_config_adds(
+    guard: SecretGuard,
+) -> None:
+    from pythonjsonlogger.json import JsonFormatter
+
+    RequestContext.authorization = f"Bearer {guard.session_token()}"
+    sink = io.StringIO()
+    name = "hygiene-test.dictconfig-context"
+    config = {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "filters": {"context": {"()": RequestContext}},
+        "formatters": {"json": {"()": JsonFormatter}},
+        "handlers": {
+            "out": {
+                "class": "logging.StreamHandler",
+                "formatter": "json",
+                "filters": ["context"],
+            }
+        },
+        "loggers": {name: {"handlers": ["out"], "level": "INFO", "propagate": False}},
+    }
+    logging.config.dictConfig(with_redaction(config))
+    logger = logging.getLogger(name)
+    logger.handlers[0].setStream(sink)  # type: ignore[attr-defined]  # (the config is deep-copied)
+    try:
+        logger.info("user %s signed in", "alice")
+    finally:
+        logger.handlers.clear()
+        RequestContext.authorization = ""
+    guard.capture(sink.getvalue())
+    event = json.loads(sink.getvalue())
+    assert (event["request_id"], event["message"]) == ("req-42", "user alice signed in")
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")

@@ -24,7 +24,7 @@ from typing import Any, Final
 from django.utils.log import DEFAULT_LOGGING, AdminEmailHandler
 from django.views.debug import SafeExceptionReporterFilter
 
-from hygiene.masking.recipes.dictconfig import FILTER_NAME, with_redaction
+from hygiene.masking.recipes.dictconfig import FILTER_NAMES, with_redaction
 from hygiene.masking.recipes.frames import mask_local, mask_rendered
 from hygiene.masking.values import mask_value
 
@@ -49,7 +49,7 @@ def logging_config(config: Mapping[str, Any] | None = None) -> dict[str, Any]:
         # The e-mail handler masks what it sends; the record filter would turn its `request`
         # (whose repr holds the URL) into text, and the e-mail would lose the request data.
         handler = result["handlers"][name]
-        handler["filters"] = [f for f in handler["filters"] if f != FILTER_NAME]
+        handler["filters"] = [f for f in handler["filters"] if f not in FILTER_NAMES]
     for logger in [*result.get("loggers", {}).values(), result.get("root", {})]:
         # Filters change the record in place: the e-mail handler goes first, to see it whole.
         names = logger.get("handlers", [])
