@@ -150,10 +150,13 @@ def _redact_other(record: logging.LogRecord) -> None:
         args = record.args
         kind = type(args)
         if kind is not tuple and (kind is MaskedArgs or is_marked(args)):
-            # Masked before; a filter may have added attributes since (masking them again
-            # changes nothing).
+            # Masked before; a filter may have added attributes or changed the template
+            # since (masking them again changes nothing).
             if len(record.__dict__) != _STANDARD_COUNT:
                 _redact_extras(record)
+            msg = record.msg
+            if type(msg) is str:
+                record.msg = mask(msg)
             return
         msg = record.msg
         if type(msg) is str and not args and not _has_more(record):  # (args None, {})

@@ -192,10 +192,11 @@ def test_a_second_handler_masks_what_its_context_filter_adds(
 ) -> None:
     """The first handler's filter found the record clean (or masked it); the second handler's
     context filter then adds request data, and its own RedactingFilter must look again."""
-    token = guard.session_token()
+    token, pat = guard.session_token(), guard.pat()
 
     def context(record: logging.LogRecord) -> bool:
         record.headers = {"Authorization": f"Bearer {token}", "Accept": "*/*"}
+        record.msg = f"[{pat}] {record.msg}"  # the message too
         return True
 
     first = _filtered(logger, JsonFormatter())
@@ -206,7 +207,7 @@ def test_a_second_handler_masks_what_its_context_filter_adds(
     logger.info("user %s signed in with %s", "alice", guard.pat() if message != "clean" else "mfa")
     guard.capture(first.getvalue(), sink.getvalue())
     assert '"Accept": "*/*"' in sink.getvalue()
-    assert "user alice signed in with " in sink.getvalue()
+    assert "] user alice signed in with " in sink.getvalue()
 
 
 def test_dict_config_with_the_filter(guard: SecretGuard) -> None:
