@@ -11,16 +11,19 @@ import pathlib
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import hygiene.masking
-from hygiene.masking import Installation, install
-from tests.helpers import REPO_ROOT, SecretGuard
-from tests.masking.conftest import stream_handler
+from hygiene.masking import Installation, RedactingFilter, install
+from tests.helpers import REPO_ROOT, SecretGuard, assert_no_secret, examples
+from tests.masking.conftest import JsonFormatter, stream_handler
+from tests.strategies import bearer_credentials, pats
 
 SCRIPT = """
 import logging, os, sys
@@ -251,6 +254,62 @@ def test_attributes_a_context_filter_adds_are_masked(
     assert event["request_id"] == "req-42"
     assert event["authorization"].startswith("…")  # a sensitive name: all of it masked
     assert event["message"].startswith("user alice signed in with ")
+
+
+# What a context filter does to the record it passes (each handler's, and the logger's).
+_CHANGES = st.sampled_from(["nothing", "attribute", "headers", "message", "arguments"])
+
+
+def _context_filter(change: str, pat: str, cred: str) -> Callable[[logging.LogRecord], bool]:
+    def change_record(record: logging.LogRecord) -> bool:
+        if change == "attribute":
+            record.note = f"token={pat}"
+        elif change == "headers":
+            record.headers = {"Authorization": f"Bearer {cred}", "Accept": "*/*"}
+        elif change == "message":
+            record.msg = f"{record.msg} (key {pat})"
+        elif change == "arguments":
+            record.args = (f"Bearer {cred}", *tuple(record.args or ())[1:])  # type: ignore[arg-type]
+        return True
+
+    return change_record
+
+
+@given(
+    mode=st.sampled_from(["install", "filter"]),
+    held=st.sampled_from(["nothing", "a PAT", "a bearer credential"]),
+    on_logger=_CHANGES,
+    handlers=st.lists(_CHANGES, min_size=1, max_size=4),
+    pat=pats,
+    cred=bearer_credentials,
+)
+@settings(max_examples=examples(150), deadline=None)
+def test_whatever_filters_add_or_change_no_handler_writes_a_secret(
+    mode: str, held: str, on_logger: str, handlers: list[str], pat: str, cred: str
+) -> None:
+    """Filters on the logger and on each handler add attributes or change the message and its
+    arguments, before or after another handler masked the record or found it clean."""
+    logger = logging.Logger("hygiene-test.filter-chain")
+    logger.setLevel(logging.INFO)
+    logger.addFilter(_context_filter(on_logger, pat, cred))
+    sinks = []
+    for change in handlers:
+        handler, sink = stream_handler(JsonFormatter())
+        handler.addFilter(_context_filter(change, pat, cred))
+        if mode == "filter":
+            handler.addFilter(RedactingFilter())  # after the handler's other filters
+        logger.addHandler(handler)
+        sinks.append(sink)
+    argument = {"nothing": "mfa", "a PAT": pat, "a bearer credential": f"Bearer {cred}"}[held]
+    installation = install(streams=False) if mode == "install" else None
+    try:
+        logger.info("user %s signed in with %s", "alice", argument)
+    finally:
+        if installation is not None:
+            installation.uninstall()
+    outputs = [sink.getvalue() for sink in sinks]
+    assert_no_secret(outputs, [pat, cred])
+    assert all(out.count("\n") == 1 for out in outputs)
 
 
 QUEUE_SCRIPT = """
