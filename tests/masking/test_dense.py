@@ -175,3 +175,15 @@ def test_a_key_run_on_from_a_hidden_token_starts_after_it() -> None:
         once = mask(text + "password=password")
         assert once.endswith(".1password=…")
         assert mask(once) == once
+
+
+def test_a_key_value_that_takes_a_scheme_word_leaves_the_credential_masked() -> None:
+    """The dense key value takes the short word after it (`a bearer`), the scheme word the
+    bearer rule needs: the credential after it must still be hidden. (Hiding the key values
+    before the other rules run, as URL passwords are, would leave it in clear.)"""
+    credential = "q8Xv3LmZ2pK9wR4t"  # random-looking: a bare `bearer` credential is masked
+    text = f"password=a bearer {credential}\n" * (keyvalues.PRECISE_KEYS + 10)
+    masked = mask(text)
+    assert credential[:12] not in masked
+    assert masked.endswith("password=… …\n")
+    assert mask(masked) == masked
