@@ -137,10 +137,10 @@ def redact_unfiltered(record: logging.LogRecord) -> bool:
     filters): such a record returns at once, with no look for attributes added since."""
     args = record.args
     last = _last_clean
-    if type(args) is MaskedArgs or (
-        last[0] is record and last[1] is args and last[2] is record.msg
-    ):
-        return True
+    if last[0] is record and last[1] is args and last[2] is record.msg:
+        return True  # found clean (most records)
+    if type(args) is MaskedArgs:
+        return True  # masked
     return redact_record(record)
 
 
