@@ -16,12 +16,12 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import hygiene.masking
 from hygiene.masking import Installation, RedactingFilter, install
-from tests.helpers import REPO_ROOT, SecretGuard, assert_no_secret, examples
+from tests.helpers import REPO_ROOT, SecretGuard, assert_no_secret, examples, secret_parts
 from tests.masking.conftest import JsonFormatter, stream_handler
 from tests.strategies import bearer_credentials, pats
 
@@ -258,6 +258,12 @@ def test_attributes_a_context_filter_adds_are_masked(
 
 # What a context filter does to the record it passes (each handler's, and the logger's).
 _CHANGES = st.sampled_from(["nothing", "attribute", "headers", "message", "arguments"])
+# Everything the property writes itself, masked forms' scaffolding included: a secret's hidden
+# part found in it (a PAT whose body starts with `token`) is no leak.
+_WRITTEN = (
+    'user alice signed in with mfa (key token= Bearer {"Authorization": "Accept": "*/*"} '
+    "note headers level message INFO pat_AIC_ pat%5FAIC%5F …"
+)
 
 
 def _context_filter(change: str, pat: str, cred: str) -> Callable[[logging.LogRecord], bool]:
@@ -289,6 +295,7 @@ def test_whatever_filters_add_or_change_no_handler_writes_a_secret(
 ) -> None:
     """Filters on the logger and on each handler add attributes or change the message and its
     arguments, before or after another handler masked the record or found it clean."""
+    assume(not any(part in _WRITTEN for part in secret_parts(pat) + secret_parts(cred)))
     logger = logging.Logger("hygiene-test.filter-chain")
     logger.setLevel(logging.INFO)
     logger.addFilter(_context_filter(on_logger, pat, cred))
