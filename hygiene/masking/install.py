@@ -12,15 +12,15 @@ What it does, and why each hook:
   marked, or remembered as clean), so a record is masked once, not once per hook. The
   handler's own filters run first, as before, and a record they drop is not masked at all;
   attributes they add (a context filter putting request data on the record) are masked.
-  A record of a logger with filters of its own is masked here, after them, not when made.
+  A record of a logger with filters of its own is masked when made and again here, after
+  them.
 
 Hooks on classes survive every reconfiguration: ``dictConfig`` (Django's second setup under
 runserver included) and ``basicConfig(force=True)`` replace handlers and their filters, never
 the ``Logger`` and ``Handler`` classes, so handlers made after ``install()`` are covered too.
 (A filter object on each handler would cost every record a second call, 3% of what
 plain logging costs, and would be gone after the next ``dictConfig``.) A handler class that
-overrides ``filter`` without calling ``super().filter`` is reached by the first hook only
-(and so not at all from a logger with filters).
+overrides ``filter`` without calling ``super().filter`` is reached by the first hook only.
 
 With ``streams=True`` (the default), it also replaces ``sys.stdout`` and ``sys.stderr`` by
 :class:`~hygiene.masking.guard.GuardedText`, so ``print``, uncaught exceptions, dying
@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hygiene.masking.guard import GuardedText
-from hygiene.masking.records import redact_record, redact_unfiltered
+from hygiene.masking.records import redact_record, redact_unfiltered, unsettle
 
 MakeRecord = Callable[..., logging.LogRecord]
 HandlerFilter = Callable[[logging.Handler, logging.LogRecord], Any]
@@ -76,8 +76,13 @@ def _masking(make_record: MakeRecord) -> MakeRecord:
     ) -> logging.LogRecord:
         if self.filters:
             # The logger's filters run next and may add attributes (a context filter putting
-            # request headers on the record): the handler hook masks it after them.
-            return make_record(self, name, level, fn, lno, msg, args, exc_info, func, extra, sinfo)
+            # request headers on the record): masked now, and again by the handler hook.
+            record = make_record(
+                self, name, level, fn, lno, msg, args, exc_info, func, extra, sinfo
+            )
+            redact_record(record)
+            unsettle(record)
+            return record
         if stock and extra is None:  # what the stock makeRecord does then, one call less
             factory: Callable[..., logging.LogRecord] = logging._logRecordFactory  # type: ignore[attr-defined]
             record = factory(name, level, fn, lno, msg, args, exc_info, func, sinfo)

@@ -20,6 +20,13 @@ class MaskedArgs(tuple):  # type: ignore[type-arg]
     hygiene_masked = True
 
 
+class UnsettledArgs(MaskedArgs):
+    """Masked ``args`` of a record that filters have yet to see (they may add to it): the
+    next look at it looks again, then settles them to :class:`MaskedArgs`."""
+
+    __slots__ = ()
+
+
 class MaskedMapping(dict):  # type: ignore[type-arg]
     """A masked record's mapping ``args`` when they were a plain ``dict`` (or no ``dict``)."""
 

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from hygiene.masking.exceptions import mask_exception
 from hygiene.masking.keys import is_sensitive_key
-from hygiene.masking.marks import NO_ARGS, MaskedArgs, is_marked, marked_mapping
+from hygiene.masking.marks import NO_ARGS, MaskedArgs, UnsettledArgs, is_marked, marked_mapping
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import LONG, find_spans, mask, secret_spans
 from hygiene.masking.values import mask_value
@@ -144,6 +144,16 @@ def redact_unfiltered(record: logging.LogRecord) -> bool:
     return redact_record(record)
 
 
+def unsettle(record: logging.LogRecord) -> None:
+    """Mark ``record``, masked or found clean, as one filters have yet to see: the next look
+    at it (:func:`redact_unfiltered` included) looks again."""
+    global _last_clean
+    if _last_clean[0] is record:
+        _last_clean = (None, None, None)
+    if type(record.args) is MaskedArgs:
+        record.args = UnsettledArgs(record.args)
+
+
 def _redact_other(record: logging.LogRecord) -> None:
     """Records past the common case: marked ones, mapping arguments, extras, exceptions."""
     try:
@@ -157,6 +167,8 @@ def _redact_other(record: logging.LogRecord) -> None:
             msg = record.msg
             if type(msg) is str:
                 record.msg = mask(msg)
+            if isinstance(args, UnsettledArgs):  # looked at again: settled
+                record.args = MaskedArgs(args)
             return
         msg = record.msg
         if type(msg) is str and not args and not _has_more(record):  # (args None, {})

@@ -256,6 +256,31 @@ def test_attributes_a_context_filter_adds_are_masked(
     assert event["message"].startswith("user alice signed in with ")
 
 
+def test_a_logger_with_filters_reaches_a_handler_class_that_skips_them_masked(
+    logger: logging.Logger, guard: SecretGuard
+) -> None:
+    """A handler class whose ``filter`` never calls ``super().filter`` is reached by the
+    makeRecord hook only: a logger with filters of its own still has its records masked when
+    made (and looked at again after its filters by every other handler)."""
+
+    class Unfiltered(logging.StreamHandler):  # type: ignore[type-arg]
+        def filter(self, record: logging.LogRecord) -> bool:
+            return True
+
+    sink = io.StringIO()
+    handler = Unfiltered(sink)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger.addHandler(handler)
+    logger.addFilter(_RequestContext("-"))
+    installation = install(streams=False)
+    try:
+        logger.info("created %s", guard.pat())
+    finally:
+        installation.uninstall()
+    guard.capture(sink.getvalue())
+    assert sink.getvalue().startswith("created pat_AIC_…")
+
+
 # What a context filter does to the record it passes (each handler's, and the logger's).
 _CHANGES = st.sampled_from(["nothing", "attribute", "headers", "message", "arguments"])
 # Everything the property writes itself, masked forms' scaffolding included: a secret's hidden
