@@ -90,12 +90,12 @@ def redact_record(record: logging.LogRecord, plain: bool = False) -> bool:
         msg, args = record.msg, record.args
         last = _last_clean
         # Found clean before, unless a filter has added an attribute since (a context filter
-        # on this handler putting request headers on the record).
+        # on this handler putting request headers on the record; a formatter's do not count).
         if (
             last[0] is record
             and last[1] is args
             and last[2] is msg
-            and len(record.__dict__) == _STANDARD_COUNT
+            and _attribute_count(record.__dict__) == _STANDARD_COUNT
         ):
             return True
         if (
