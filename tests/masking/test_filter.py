@@ -128,6 +128,25 @@ def test_clean_record_is_left_untouched() -> None:
     assert all(a is b for a, b in zip(record.args, args, strict=True))
 
 
+def test_a_clean_record_is_judged_once_however_many_handlers_format_it(
+    logger: logging.Logger,
+) -> None:
+    """The second handler's filter knows the record found clean by the first at once, although
+    the first handler's formatter added ``message`` and ``asctime`` to it: the record keeps
+    its own arguments (the full path would have replaced them by marked copies)."""
+    seen: list[object] = []
+    _filtered(logger)
+    handler, _ = stream_handler()
+    handler.addFilter(RedactingFilter())
+    handler.addFilter(lambda record: seen.append(record.args) or True)
+    logger.addHandler(handler)
+    args = ("alice", "10.0.0.1")
+    logger.info("user %s logged in from %s", *args)
+    assert len(seen) == 1
+    assert type(seen[0]) is tuple
+    assert all(a is b for a, b in zip(seen[0], args, strict=True))
+
+
 def test_masked_record_keeps_callers_objects_and_is_idempotent(guard: SecretGuard) -> None:
     token = guard.pat()
     payload = {"token": token, "nested": [token]}
