@@ -34,14 +34,19 @@ from typing import Any, Final
 from hygiene.masking.exceptions import mask_exception
 from hygiene.masking.keys import is_sensitive_key
 from hygiene.masking.marks import NO_ARGS, MaskedArgs, UnsettledArgs, is_marked, marked_mapping
+from hygiene.masking.memo import STANDARD_ATTRS as _STANDARD_ATTRS
+from hygiene.masking.memo import STANDARD_COUNT as _STANDARD_COUNT
+from hygiene.masking.memo import (
+    attribute_count,
+    extras,
+    remember_masked,
+    unchanged_since_masked,
+)
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import LONG, find_spans, mask, secret_spans
 from hygiene.masking.values import mask_value
 from hygiene.masking.views import masked_view
 
-_PLAIN_RECORD: Final = logging.LogRecord("", logging.INFO, "", 0, "", None, None)
-_STANDARD_COUNT: Final = len(_PLAIN_RECORD.__dict__)
-_STANDARD_ATTRS: Final = frozenset(_PLAIN_RECORD.__dict__) | {"message", "asctime", "taskName"}
 _FORMATTER: Final = logging.Formatter()
 # Values masked as data (copies); any other object in `extra=` gets a masked view.
 _PLAIN_DATA: Final = (
@@ -67,11 +72,6 @@ _NO_ARGS: Final = NO_ARGS
 # own arguments (marking them would cost a new tuple on every logging call); a record masked
 # in another thread in between is only judged again.
 _last_clean: tuple[object, object, object] = (None, None, None)
-# The last record masked: its template, how many attributes it had (those a formatter adds
-# not counted) and its extras as masked. A later look at it (the filter on a second handler)
-# finds it unchanged at once; a filter that changed its template or an attribute since gets
-# them masked again.
-_last_masked: tuple[object, object, int, tuple[tuple[str, object], ...]] = (None, None, 0, ())
 
 
 def redact_record(record: logging.LogRecord, plain: bool = False) -> bool:
@@ -95,7 +95,7 @@ def redact_record(record: logging.LogRecord, plain: bool = False) -> bool:
             last[0] is record
             and last[1] is args
             and last[2] is msg
-            and _attribute_count(record.__dict__) == _STANDARD_COUNT
+            and attribute_count(record.__dict__) == _STANDARD_COUNT
         ):
             return True
         if (
@@ -159,33 +159,6 @@ def unsettle(record: logging.LogRecord) -> None:
         record.args = UnsettledArgs(record.args)
 
 
-def _extras(attributes: dict[str, Any]) -> tuple[tuple[str, object], ...]:
-    return tuple((name, attributes[name]) for name in attributes.keys() - _STANDARD_ATTRS)
-
-
-def _attribute_count(attributes: dict[str, Any]) -> int:
-    """How many attributes a record has, not counting those a formatter adds."""
-    return len(attributes) - ("message" in attributes) - ("asctime" in attributes)
-
-
-def _remember_masked(
-    record: logging.LogRecord, count: int, extras: tuple[tuple[str, object], ...]
-) -> None:
-    global _last_masked
-    _last_masked = (record, record.msg, count, extras)
-
-
-def _unchanged_since_masked(record: logging.LogRecord) -> bool:
-    """Whether ``record`` is the one last masked, and no filter changed it since."""
-    last = _last_masked
-    if last[0] is not record or last[1] is not record.msg:
-        return False
-    attributes = record.__dict__
-    return _attribute_count(attributes) == last[2] and all(
-        attributes.get(name) is value for name, value in last[3]
-    )
-
-
 def _redact_other(record: logging.LogRecord) -> None:
     """Records past the common case: marked ones, mapping arguments, extras, exceptions."""
     try:
@@ -194,14 +167,14 @@ def _redact_other(record: logging.LogRecord) -> None:
         if kind is not tuple and (kind is MaskedArgs or is_marked(args)):
             # Masked before; a filter may have changed the template or an attribute since
             # (masking them again changes nothing).
-            if not _unchanged_since_masked(record):
+            if not unchanged_since_masked(record):
                 attributes = record.__dict__
                 if attributes.keys() - _STANDARD_ATTRS:
                     _redact_extras(record)
                 msg = record.msg
                 if type(msg) is str:
                     record.msg = mask(msg)
-                _remember_masked(record, _attribute_count(attributes), _extras(attributes))
+                remember_masked(record, attribute_count(attributes), extras(attributes))
             if isinstance(args, UnsettledArgs):  # looked at again: settled
                 record.args = MaskedArgs(args)
             return
@@ -238,7 +211,7 @@ def _redact_rendered(
         masked_args = _args_from_spans(msg, args, message, spans) if args else None
         if masked_args is not None:
             record.args = masked_args
-            _remember_masked(record, _STANDARD_COUNT, ())  # (LogRecord's attributes only)
+            remember_masked(record, _STANDARD_COUNT, ())  # (LogRecord's attributes only)
             return True
     except Exception:  # a filter that raises breaks the caller's logging call
         _blank(record)
@@ -269,7 +242,7 @@ def _redact_fully(record: logging.LogRecord) -> None:
         if len(record.__dict__) > _STANDARD_COUNT:
             _redact_extras(record)
         _mark(record)
-        _remember_masked(record, _attribute_count(record.__dict__), _extras(record.__dict__))
+        remember_masked(record, attribute_count(record.__dict__), extras(record.__dict__))
     except Exception:  # a filter that raises breaks the caller's logging call
         _blank(record)
 
