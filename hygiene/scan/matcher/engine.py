@@ -127,7 +127,7 @@ def _within_field(data: bytes, secret: Secret) -> Secret:
     if end is None:
         return secret
     rule = next(
-        r for r in RULES if r.type_id == AIC_PAT and data.startswith(r.needles[0], secret.start)
+        r for r in RULES if r.type_id == AIC_PAT and data.startswith(r.needles, secret.start)
     )
     return secret_at(data, secret.start, rule, end) or secret
 

@@ -58,6 +58,22 @@ def test_url_encoded_pat_is_found_decoded_wherever_it_is_put(
     assert secret.fingerprint == fingerprint(pat)
 
 
+def test_a_url_encoded_pat_whose_body_holds_pat_underscore_is_one_token(
+    finder: NeedleFinder,
+) -> None:
+    """Found by the property above in CI: `pat%5F` inside an encoded body was taken for the
+    start of a second token, and the token was reported cut short (its fingerprint resolved
+    to nothing). Only a whole encoded prefix starts a second one."""
+    pat = PREFIX + secrets.token_hex(4) + "pat_" + secrets.token_hex(4)
+    glued = PREFIX + secrets.token_hex(6)
+    for lower in (False, True):
+        encoded = _encode(pat, True, False, lower)
+        assert [h.secret.token for h in scan_bytes(encoded.encode(), finder=finder)] == [pat]
+        assert [s.token for s in find_secrets(encoded)] == [pat]
+        two = _encode(pat + glued, True, False, lower)
+        assert [h.secret.token for h in scan_bytes(two.encode(), finder=finder)] == [pat, glued]
+
+
 def test_form_body_with_escaped_underscores_inside_the_secret(finder: NeedleFinder) -> None:
     body = secrets.token_hex(8) + "_" + secrets.token_hex(8) + "-" + secrets.token_hex(4)
     pat = PREFIX + body
