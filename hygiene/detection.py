@@ -210,6 +210,7 @@ class Rule:
 
 
 _URLENCODED_PREFIX = re.compile(_PAT_URLENCODED_PREFIX)
+_URLENCODED_NEEDLES = tuple(f"pat%5{a}AIC%5{b}".encode() for a in "Ff" for b in "Ff")
 
 
 def _is_pat(cred: str) -> bool:
@@ -224,15 +225,9 @@ def _rule(
 
 RULES: Final = (
     _rule(AIC_PAT, PAT_PATTERN, (b"pat_AIC_",), 0),
-    # A PAT in a logged URL's query string. Its needles are the whole prefix, in each case of
-    # its escapes: a match is cut where the next needle starts (two tokens glued together),
-    # and a body holding `pat_` (`pat%5F` encoded) is no second token.
-    _rule(
-        AIC_PAT,
-        PAT_URLENCODED_PATTERN,
-        (b"pat%5FAIC%5F", b"pat%5fAIC%5F", b"pat%5FAIC%5f", b"pat%5fAIC%5f"),
-        0,
-    ),
+    # A PAT in a logged URL's query string; needles: the whole prefix, each case of its escapes
+    # (a match is cut at the next needle: a body holding `pat%5F` is no second token).
+    _rule(AIC_PAT, PAT_URLENCODED_PATTERN, _URLENCODED_NEEDLES, 0),
     _rule(BEARER_TOKEN, AUTHORIZATION_PATTERN, (b"uthoriz",), 1, kw=True),
     _rule(
         BEARER_TOKEN,
