@@ -139,13 +139,11 @@ def _value(s: _Spelling, *, fast: bool) -> str:
     # The links are guarded by a look at the delimiter that would start one: most values end
     # at one that cannot (a line end, `;`), and sre enters a repeat for more than that look.
     links = s.opt(r"""(?=[\\"' \t,])(?:""" + link + ")" + s.plus)
+    after = s.keep(word + char + s.plus) + links  # what may follow a value's first run
     if fast:  # one look at the delimiter for both the word and the links (most values end
         # at one that starts neither); spelled plainly, two looks that give the same
-        unquoted = (
-            char + s.plus + s.keep(r"""(?=[\\"' \t,])""" + s.keep(word + char + s.plus) + links)
-        )
-        return r"""(?:(?<=["'])[^\n]""" + s.plus + "|" + unquoted + ")"
-    return r"""(?:(?<=["'])[^\n]""" + s.plus + "|" + unquoted + links + ")"
+        after = s.keep(r"""(?=[\\"' \t,])""" + after)
+    return r"""(?:(?<=["'])[^\n]""" + s.plus + "|" + char + s.plus + after + ")"
 
 
 def _schemes(*, caseless: bool) -> tuple[str, str]:

@@ -74,25 +74,18 @@ def _masking(make_record: MakeRecord) -> MakeRecord:
         extra: Any = None,
         sinfo: str | None = None,
     ) -> logging.LogRecord:
-        if self.filters:
-            # The logger's filters run next and may add attributes (a context filter putting
-            # request headers on the record): masked now, and again by the handler hook.
-            record = make_record(
-                self, name, level, fn, lno, msg, args, exc_info, func, extra, sinfo
-            )
-            redact_record(record)
-            unsettle(record)
-            return record
-        if stock and extra is None:  # what the stock makeRecord does then, one call less
+        if stock and extra is None and not self.filters:  # what makeRecord does: one call less
             factory: Callable[..., logging.LogRecord] = logging._logRecordFactory  # type: ignore[attr-defined]
             record = factory(name, level, fn, lno, msg, args, exc_info, func, sinfo)
             # The stock factory adds no attribute: no extras to look for.
             redact_record(record, factory is logging.LogRecord)
-        else:
-            record = make_record(
-                self, name, level, fn, lno, msg, args, exc_info, func, extra, sinfo
-            )
-            redact_record(record)
+            return record
+        record = make_record(self, name, level, fn, lno, msg, args, exc_info, func, extra, sinfo)
+        redact_record(record)
+        if self.filters:
+            # The logger's filters run next and may add attributes (a context filter putting
+            # request headers on the record): masked now, and again by the handler hook.
+            unsettle(record)
         return record
 
     make_masked_record.hygiene_masking = True  # type: ignore[attr-defined]

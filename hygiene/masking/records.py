@@ -37,6 +37,7 @@ from hygiene.masking.marks import NO_ARGS, MaskedArgs, UnsettledArgs, is_marked,
 from hygiene.masking.memo import STANDARD_ATTRS as _STANDARD_ATTRS
 from hygiene.masking.memo import STANDARD_COUNT as _STANDARD_COUNT
 from hygiene.masking.memo import (
+    Extras,
     attribute_count,
     extras,
     remember_masked,
@@ -168,13 +169,11 @@ def _redact_other(record: logging.LogRecord) -> None:
             # Masked before; a filter may have changed the template or an attribute since
             # (masking them again changes nothing).
             if not unchanged_since_masked(record):
-                attributes = record.__dict__
-                if attributes.keys() - _STANDARD_ATTRS:
-                    _redact_extras(record)
+                masked = _redact_extras(record)
                 msg = record.msg
                 if type(msg) is str:
                     record.msg = mask(msg)
-                remember_masked(record, attribute_count(attributes), extras(attributes))
+                remember_masked(record, attribute_count(record.__dict__), masked)
             if isinstance(args, UnsettledArgs):  # looked at again: settled
                 record.args = MaskedArgs(args)
             return
@@ -239,10 +238,10 @@ def _redact_fully(record: logging.LogRecord) -> None:
             _redact_message(record)
         if record.exc_info or record.exc_text or record.stack_info:
             _redact_exception(record)
-        if len(record.__dict__) > _STANDARD_COUNT:
-            _redact_extras(record)
+        attributes = record.__dict__
+        masked = _redact_extras(record) if len(attributes) > _STANDARD_COUNT else extras(attributes)
         _mark(record)
-        remember_masked(record, attribute_count(record.__dict__), extras(record.__dict__))
+        remember_masked(record, attribute_count(attributes), masked)
     except Exception:  # a filter that raises breaks the caller's logging call
         _blank(record)
 
@@ -366,9 +365,11 @@ def _redact_exception(record: logging.LogRecord) -> None:
         record.exc_text = mask(record.exc_text)
 
 
-def _redact_extras(record: logging.LogRecord) -> None:
+def _redact_extras(record: logging.LogRecord) -> Extras:
+    """Mask ``record``'s extras in place; they as masked (what the memo remembers)."""
     attributes = record.__dict__
-    for name in attributes.keys() - _STANDARD_ATTRS:
+    names = attributes.keys() - _STANDARD_ATTRS
+    for name in names:
         value = attributes[name]
         if isinstance(value, _PLAIN_DATA) or is_sensitive_key(name):
             masked = mask_value(value, name)
@@ -376,6 +377,7 @@ def _redact_extras(record: logging.LogRecord) -> None:
             masked = masked_view(value)
         if masked is not value:
             attributes[name] = masked
+    return tuple((name, attributes[name]) for name in names)
 
 
 def _blank(record: logging.LogRecord) -> None:
