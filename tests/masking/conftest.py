@@ -32,6 +32,19 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(payload, default=str, ensure_ascii=False)
 
 
+class RequestContext(logging.Filter):
+    """The logging cookbook's context filter: request data put on every record it passes."""
+
+    def __init__(self, authorization: str) -> None:
+        super().__init__()
+        self.authorization = authorization
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.request_id = "req-42"
+        record.authorization = self.authorization
+        return True
+
+
 @pytest.fixture
 def logger(request: pytest.FixtureRequest) -> Iterator[logging.Logger]:
     """A fresh logger that pytest's log capture never sees: not propagating to the root, and

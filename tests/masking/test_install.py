@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import hygiene.masking
 from hygiene.masking import Installation, RedactingFilter, install
 from tests.helpers import REPO_ROOT, SecretGuard, assert_no_secret, examples, secret_parts
-from tests.masking.conftest import JsonFormatter, stream_handler
+from tests.masking.conftest import JsonFormatter, RequestContext, stream_handler
 from tests.strategies import bearer_credentials, pats
 
 SCRIPT = """
@@ -213,19 +213,6 @@ def test_attributes_a_record_factory_adds_are_masked(
     assert sink.getvalue().startswith("user alice Bearer ")
 
 
-class _RequestContext(logging.Filter):
-    """The logging cookbook's context filter: request data put on every record it passes."""
-
-    def __init__(self, authorization: str) -> None:
-        super().__init__()
-        self.authorization = authorization
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = "req-42"
-        record.authorization = self.authorization
-        return True
-
-
 @pytest.mark.parametrize("place", ["logger", "handler"])
 @pytest.mark.parametrize("message", ["clean", "holding a token"])
 def test_attributes_a_context_filter_adds_are_masked(
@@ -236,7 +223,7 @@ def test_attributes_a_context_filter_adds_are_masked(
     from pythonjsonlogger.json import JsonFormatter
 
     token = guard.session_token()
-    context = _RequestContext(f"Bearer {token}")
+    context = RequestContext(f"Bearer {token}")
     first, first_sink = stream_handler(JsonFormatter())  # no filter: it sees the record first
     handler, sink = stream_handler(JsonFormatter())
     (logger if place == "logger" else handler).addFilter(context)
@@ -271,7 +258,7 @@ def test_a_logger_with_filters_reaches_a_handler_class_that_skips_them_masked(
     handler = Unfiltered(sink)
     handler.setFormatter(logging.Formatter("%(message)s"))
     logger.addHandler(handler)
-    logger.addFilter(_RequestContext("-"))
+    logger.addFilter(RequestContext("-"))
     installation = install(streams=False)
     try:
         logger.info("created %s", guard.pat())

@@ -20,6 +20,7 @@ from hygiene.masking.recipes.frames import (
 from hygiene.masking.recipes.sentry import before_send, before_send_log
 from hygiene.masking.recipes.structlog_tracebacks import processor
 from tests.helpers import SecretGuard, assert_no_secret
+from tests.masking.conftest import RequestContext
 
 
 def test_paths_and_uuids_are_kept() -> None:
@@ -156,29 +157,19 @@ def test_with_redaction_puts_the_filter_first_and_after_other_filters_once() -> 
     assert twice == once
 
 
-class RequestContext(logging.Filter):
-    """The logging cookbook's context filter: request data put on every record it passes."""
-
-    authorization = ""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = "req-42"
-        record.authorization = self.authorization
-        return True
-
-
 def test_with_redaction_masks_what_a_context_filter_of_the_config_adds(
     guard: SecretGuard,
 ) -> None:
     from pythonjsonlogger.json import JsonFormatter
 
-    RequestContext.authorization = f"Bearer {guard.session_token()}"
     sink = io.StringIO()
     name = "hygiene-test.dictconfig-context"
     config = {
         "version": 1,
         "disable_existing_loggers": False,
-        "filters": {"context": {"()": RequestContext}},
+        "filters": {
+            "context": {"()": RequestContext, "authorization": f"Bearer {guard.session_token()}"}
+        },
         "formatters": {"json": {"()": JsonFormatter}},
         "handlers": {
             "out": {
@@ -196,7 +187,6 @@ def test_with_redaction_masks_what_a_context_filter_of_the_config_adds(
         logger.info("user %s signed in", "alice")
     finally:
         logger.handlers.clear()
-        RequestContext.authorization = ""
     guard.capture(sink.getvalue())
     event = json.loads(sink.getvalue())
     assert (event["request_id"], event["message"]) == ("req-42", "user alice signed in")
