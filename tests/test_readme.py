@@ -189,6 +189,25 @@ def test_the_five_minute_walkthrough_runs_word_for_word(tmp_path: Path, guard: S
     assert re.search(r"^tok_\S+\s+revoked\s", text, flags=re.MULTILINE)
 
 
+def test_the_walkthrough_stops_at_once_when_the_stand_in_cannot_start(tmp_path: Path) -> None:
+    """A taken port: the stand-in never writes its password file, and the wait for it ends
+    when the stand-in is gone (it once waited forever)."""
+    with socket.socket() as holder:  # bound, not listening: the stand-in cannot bind it
+        holder.bind(("127.0.0.1", 0))
+        script = _walkthrough().replace("8765", str(holder.getsockname()[1]))
+        proc = subprocess.run(
+            ["bash", "-e", "-o", "pipefail", "-c", script],
+            cwd=tmp_path,
+            env=env_with_scripts({"HOME": str(tmp_path)}),
+            capture_output=True,
+            timeout=60,
+            start_new_session=True,
+        )
+    assert proc.returncode != 0
+    assert b"cannot listen on 127.0.0.1:" in proc.stderr
+    assert not (tmp_path / "leaks.json").exists()
+
+
 def test_every_python_snippet_compiles_and_imports_what_exists() -> None:
     blocks = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
     assert len(blocks) >= 10

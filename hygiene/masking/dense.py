@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Final, NamedTuple
 
 from hygiene.detection import ELLIPSIS
-from hygiene.masking.keys import SENSITIVE_ENDINGS
+from hygiene.masking.keys import SENSITIVE_ENDINGS, WORD_ENDINGS
 from hygiene.masking.spans import Span, alternation, without_overlaps
 
 # Possessive repeats (3.11) where giving back could never let the pattern match otherwise:
@@ -112,7 +112,7 @@ def _rules(*, fast: bool, caseless: bool = False) -> tuple[str, str]:
         # two steps instead of six parts entered (a fifth of the pass over `pwd=a` lines).
         after_key = "(?:[:=](?!" + s.ci(r"""[ \t\\"'bfru>]""") + ")|" + after_key + ")"
     # `_` `-` `.` may stand anywhere in a key (``pass_word``): between any two letters here.
-    endings = [e for e in SENSITIVE_ENDINGS if e != "cookie"]
+    endings = [e for e in SENSITIVE_ENDINGS + WORD_ENDINGS if e != "cookie"]
     keys = _words(endings, "[_.-]" + s.star, caseless=caseless) + after_key
     cookie = _words(["cookie"], caseless=caseless) + after_key
     # A cookie header runs to the end of its line (not from a space).

@@ -5,6 +5,9 @@ the words below: ``password``, ``AIC_PASSWORD``, ``db.password``, ``clientSecret
 ``x-api-key``, ``refresh_token``, ``Set-Cookie`` ... but not ``password_hash``, ``token_type``
 or ``max_tokens``. Matching the end of the key is what users of env dumps and config logs
 expect (``GITHUB_TOKEN``), while the word list keeps ``cache_key`` and ``primary_key`` out.
+Two short words count only as the key's last word: ``pass`` after another (``DB_PASS``,
+``smtpPass``; detect-secrets' ``db_?pass``) and ``auth`` (``auth``, ``X-Auth``, ``basicAuth``;
+Sentry's denylist), so that ``bypass``, ``compass`` and ``oauth`` stay keys of no secret.
 
 Values of password-like keys become a bare ``…`` (a password's tail helps guessing it); values
 of token-like keys keep the core's masked form (its tail lets a human match the inventory).
@@ -13,6 +16,7 @@ of token-like keys keep the core's masked form (its tail lets a human match the 
 from __future__ import annotations
 
 import functools
+import re
 from typing import Final
 
 from hygiene.detection import ELLIPSIS, PAT_PREFIX, masked_form
@@ -43,6 +47,13 @@ _TOKENS: Final = (
     "sessid",
 )
 SENSITIVE_ENDINGS: Final = _HIDDEN + _TOKENS
+# Sensitive only as a key's last word (module docs); `pass` values are hidden.
+WORD_ENDINGS: Final = ("pass", "auth")
+_LAST_WORD: Final = re.compile(
+    r"(?:[A-Za-z0-9][_.-]+(?:pass|Pass|PASS|auth|Auth|AUTH)"  # DB_PASS, x-auth
+    r"|[a-z0-9](?:Pass|Auth)"  # dbPass, basicAuth
+    r"|^[_.-]*(?:auth|Auth|AUTH))\Z"  # auth, --auth
+)
 
 # Lowercase substrings of which every sensitive key holds at least one: the cheap gate that
 # decides whether a text needs the key rules at all.
@@ -52,7 +63,7 @@ KEY_HINTS: Final = (
     "secret",
     "token",
     "key",
-    "authoriz",
+    "auth",
     "sessi",
     "cookie",
     "credential",
@@ -69,6 +80,20 @@ _MASKED_STARTS: Final = (ELLIPSIS, PAT_PREFIX + ELLIPSIS, "pat%5FAIC%5F" + ELLIP
 
 _STRIP: Final = str.maketrans("", "", "_-.")
 
+# The longest key judged whole. A longer name (`com.example.app.database.connection.password`,
+# a long environment variable) is judged by its end: what follows the first `_`, `.` or `-`
+# among its last MAX_KEY + 1 characters. A run with no such boundary near its end is a blob
+# (base64, a hash), not a name.
+MAX_KEY: Final = 64
+_BOUNDARY: Final = re.compile(r"[_.-]")
+
+
+def long_key_start(text: str, end: int) -> int:
+    """Where the key that ends at ``end`` starts, in a run of key characters longer than
+    ``MAX_KEY``; -1 when the run has no boundary near its end."""
+    m = _BOUNDARY.search(text, max(0, end - MAX_KEY - 1), end)
+    return -1 if m is None else m.end()
+
 
 @functools.lru_cache(maxsize=4096)  # keys repeat: a log holds few distinct ones
 def _compact(key: str) -> str:
@@ -77,9 +102,21 @@ def _compact(key: str) -> str:
 
 def is_sensitive_key(key: str) -> bool:
     """Whether values stored under ``key`` are secrets (``password``, ``x-api-key`` ...)."""
-    if len(key) > 64 or key in _NOT_SECRETS:
+    if len(key) > MAX_KEY:
+        start = long_key_start(key, len(key))
+        if start < 0:
+            return False
+        key = key[start:]
+    if key in _NOT_SECRETS:
         return False
-    return _compact(key).endswith(SENSITIVE_ENDINGS)
+    return _compact(key).endswith(SENSITIVE_ENDINGS) or _last_word(key) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _last_word(key: str) -> str | None:
+    """``pass`` or ``auth`` when ``key`` ends with it as its last word (module docs)."""
+    m = _LAST_WORD.search(key)
+    return None if m is None else m.group()[-4:].lower()
 
 
 def is_masked(value: str) -> bool:
@@ -93,7 +130,7 @@ def is_masked(value: str) -> bool:
 
 def masked_value(key: str, value: str) -> str:
     """The replacement for ``value`` stored under the sensitive ``key``."""
-    if _compact(key).endswith(_HIDDEN):
+    if _compact(key).endswith(_HIDDEN) or _last_word(key) == "pass":
         return ELLIPSIS
     return safe_masked_form(value)
 

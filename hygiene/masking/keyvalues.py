@@ -31,14 +31,16 @@ from hygiene import detection as core
 from hygiene.masking.dense import COOKIES, KEYS, UNQUOTED, Dense, dense_pass, dense_spans
 from hygiene.masking.keys import (
     KEY_HINTS,
+    MAX_KEY,
     is_masked,
     is_sensitive_key,
+    long_key_start,
     masked_value,
 )
 from hygiene.masking.spans import Span, alternation
 
 _KEY_CHARS: Final = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
-_MAX_KEY: Final = 64
+_MAX_KEY: Final = MAX_KEY
 _KEY_TAIL: Final = re.compile(r"[a-z0-9_.-]{0,64}")
 # After a key: its closing quote, a separator, the value's opening quote (over the lowercased
 # text: `b'...'` and `r"..."` prefixes are lowercase there).
@@ -103,7 +105,7 @@ def add_key_spans(text: str, low: str, spans: list[Span], dense: list[Dense]) ->
     for _ in range(PRECISE_KEYS):
         if m is None:
             return
-        start = _key_start(low, m.start())
+        start = _key_start(low, m.start(), m.start("key"))
         if start == _TOO_LONG and ends:  # unless a token masked here ends inside the run
             start = _start_after_token(m.start(), m.start("key"), ends)
         span = _value_span(text, start, m, lines, masked, ends) if start >= 0 else None
@@ -148,15 +150,19 @@ def _run_start(low: str, pos: int) -> int:
 _TOO_LONG: Final = -2
 
 
-def _key_start(low: str, pos: int) -> int:
-    """Where the key holding ``pos`` starts; -1 when it is no key (``_TOO_LONG``: too long).
+def _key_start(low: str, pos: int, end: int) -> int:
+    """Where the key holding ``pos`` and ending at ``end`` starts; -1 when it is no key
+    (``_TOO_LONG``: too long).
 
-    Not a key: a run longer than any key, the tail of a masked form (``…xpwd``), which must not
+    In a run longer than any key, the key starts after a boundary (keys.long_key_start). Not a
+    key: such a run with no boundary near its end, the tail of a masked form (``…xpwd``), which must not
     start a match on a second pass, or an ARN's ``:secret:`` resource type.
     """
     start = _run_start(low, pos)
     if pos - start > _MAX_KEY:
-        return _TOO_LONG
+        start = long_key_start(low, end)
+        if start < 0:
+            return _TOO_LONG
     if start > 0 and low[start - 1] == core.ELLIPSIS:
         end = _KEY_TAIL.match(low, start).end()  # type: ignore[union-attr]  # {0,} always matches
         if end - start <= 4:
@@ -175,7 +181,7 @@ def _key_kind(key: str) -> int:
     if not is_sensitive_key(key) or _OPERATION.match(key[key.rfind(".") + 1 :].lower()):
         return _NOT_SENSITIVE
     lowered = key.lower()
-    if lowered.endswith("authorization"):
+    if lowered.endswith(("authorization", "auth")):
         return _AUTHORIZATION
     return _COOKIE_HEADER if lowered.endswith("cookie") else _PLAIN
 

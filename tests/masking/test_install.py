@@ -196,11 +196,11 @@ def test_attributes_a_record_factory_adds_are_masked(
 
     def factory(*args: Any, **kwargs: Any) -> logging.LogRecord:
         record = stock(*args, **kwargs)
-        record.auth = f"Bearer {token}"
+        record.upstream = f"Bearer {token}"  # (not a key of secrets: the value rules find it)
         return record
 
     handler, sink = stream_handler()
-    handler.setFormatter(logging.Formatter("%(message)s %(auth)s"))
+    handler.setFormatter(logging.Formatter("%(message)s %(upstream)s"))
     logger.addHandler(handler)
     logging.setLogRecordFactory(factory)
     installation = install(streams=False)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hygiene.detection import masked_form
 from hygiene.masking import is_sensitive_key, mask
-from hygiene.masking.keys import SENSITIVE_ENDINGS
+from hygiene.masking.keys import SENSITIVE_ENDINGS, WORD_ENDINGS
 from hygiene.masking.spans import Span
 from tests.helpers import assert_no_secret, new_pat, new_session_token, secret_parts
 from tests.strategies import (
@@ -254,10 +254,90 @@ def test_sensitive_key_names() -> None:
         "PHPSESSID",
         "sessionId",
         "--password",
+        # `pass` and `auth` as the last word only (detect-secrets' `db_?pass`, Sentry's `auth`)
+        "DB_PASS",
+        "smtp-pass",
+        "smtpPass",
+        "auth",
+        "X-Auth",
+        "basicAuth",
+        "--auth",
     ):
         assert is_sensitive_key(key), key
-    for key in ("password_hash", "token_type", "max_tokens", "cache_key", "PWD", "passwordless"):
+    for key in (
+        *("password_hash", "token_type", "max_tokens", "cache_key", "PWD", "passwordless"),
+        *("pass", "bypass", "compass", "oauth", "OAuth", "author", "auth_method", "XPASS"),
+    ):
         assert not is_sensitive_key(key), key
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("DB_PASS=Value123 next", "DB_PASS=… next"),  # hidden whole, as a password
+        ("smtpPass: Value123", "smtpPass: …"),
+        ("auth=Value123&x=1", "auth=…23&x=1"),
+        ("X-Auth: Bearer Value123Value123", "X-Auth: Bearer …e123"),  # a scheme, as Authorization
+        ("bypass=Value123 oauth=Value123", "bypass=Value123 oauth=Value123"),
+        ("pass: 12 fail: 0", "pass: 12 fail: 0"),  # a test summary
+    ],
+)
+def test_pass_and_auth_name_a_secret_as_a_last_word(text: str, masked: str) -> None:
+    assert mask(text) == masked
+    assert mask(masked) == masked
+
+
+_LONG_NAMES = [
+    # Names longer than 64 characters, as real configs and environments hold them.
+    "com.example.billing.service.infrastructure.datasource.primary.password",
+    "MY_VERY_LONG_APPLICATION_NAME_PRODUCTION_DATABASE_CONNECTION_PASSWORD",
+    "spring.datasource.hikari.data-source-properties.ssl-client-private-key",
+    "terraform_remote_state_backend_azurerm_storage_account_access_token",
+]
+
+
+@pytest.mark.parametrize("name", _LONG_NAMES)
+@pytest.mark.parametrize("form", ["{}=Value123 next", '{{"{}": "Value123"}}', "{}: Value123"])
+def test_a_key_longer_than_64_characters_is_judged_by_its_end(name: str, form: str) -> None:
+    assert len(name) > 64
+    assert is_sensitive_key(name)
+    masked = mask(form.format(name))
+    assert "Value1" not in masked
+    assert name in masked  # the name itself stays
+    assert mask(masked) == masked
+
+
+_NAME_PART = st.text(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", min_size=1, max_size=12
+)
+
+
+@given(
+    parts=st.lists(_NAME_PART, min_size=1, max_size=14),
+    boundary=st.sampled_from("_.-"),
+    ending=st.sampled_from(SENSITIVE_ENDINGS + WORD_ENDINGS),
+    value=st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=6, max_size=24),
+    form=st.sampled_from(["{}={}&next=1", '{{"{}": "{}"}}', "{}: {}", "export {}='{}'"]),
+)
+def test_a_sensitive_name_of_any_length_hides_its_value(
+    parts: list[str], boundary: str, ending: str, value: str, form: str
+) -> None:
+    name = boundary.join([*parts, ending])
+    secret = "Q" + value  # never a literal (`null`) or a bare scheme word
+    masked = mask(form.format(name, secret))
+    assert secret not in masked, (name, masked)
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        "A" * 70 + "password",  # no `_` `.` `-` near its end: a blob, not a name
+        "Zm9vYmFy" * 9 + "token",
+    ],
+)
+def test_a_long_run_with_no_boundary_is_not_a_key(run: str) -> None:
+    assert not is_sensitive_key(run)
+    assert mask(f"{run}=Value123") == f"{run}=Value123"
 
 
 @given(st.text(alphabet=st.sampled_from("abcdeikloprstwyz @\"':=_-ACIKPSTWZ"), max_size=60))
@@ -270,7 +350,7 @@ def test_the_key_gate_agrees_with_looking_for_every_hint(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "hint", ["pass", "pwd", "secret", "token", "key", "authoriz", "sessi", "cookie", "credential"]
+    "hint", ["pass", "pwd", "secret", "token", "key", "auth", "sessi", "cookie", "credential"]
 )
 def test_every_key_hint_opens_the_gate(hint: str) -> None:
     from hygiene.masking.keys import KEY_HINTS
@@ -282,7 +362,7 @@ def test_every_key_hint_opens_the_gate(hint: str) -> None:
         "secret",
         "token",
         "key",
-        "authoriz",
+        "auth",
         "sessi",
         "cookie",
         "credential",
