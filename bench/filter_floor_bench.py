@@ -70,7 +70,7 @@ def _hints(record: logging.LogRecord) -> bool:
             or ("ss" in low and ("pass" in low or "sessi" in low))
             or ("cre" in low and ("secret" in low or "credential" in low))
             or ("w" in low and "pwd" in low)
-            or ("au" in low and "auth" in low)
+            or ("z" in low and "authoriz" in low)
             or ("I" in message and "AIC" in message)
             or ("b" in low and ("bearer" in low or "basic" in low))
             or "@" in message

@@ -181,7 +181,7 @@ def _key_kind(key: str) -> int:
     if not is_sensitive_key(key) or _OPERATION.match(key[key.rfind(".") + 1 :].lower()):
         return _NOT_SENSITIVE
     lowered = key.lower()
-    if lowered.endswith(("authorization", "auth")):
+    if lowered.endswith("authorization"):
         return _AUTHORIZATION
     return _COOKIE_HEADER if lowered.endswith("cookie") else _PLAIN
 

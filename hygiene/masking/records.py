@@ -115,7 +115,7 @@ def redact_record(record: logging.LogRecord, plain: bool = False) -> bool:
                     or ("ss" in low and ("pass" in low or "sessi" in low))
                     or ("cre" in low and ("secret" in low or "credential" in low))
                     or ("w" in low and "pwd" in low)
-                    or ("au" in low and "auth" in low)
+                    or ("z" in low and "authoriz" in low)
                 )
                 if not (
                     has_key

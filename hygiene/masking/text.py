@@ -105,7 +105,7 @@ def _found(text: str) -> _Found | None:
         or ("ss" in low and ("pass" in low or "sessi" in low))
         or ("cre" in low and ("secret" in low or "credential" in low))
         or ("w" in low and "pwd" in low)
-        or ("au" in low and "auth" in low)
+        or ("z" in low and "authoriz" in low)
     )
     # `I` first: a capital I is rarer than any other letter of `AIC` (see _has_key_hint).
     if (
@@ -132,7 +132,7 @@ def may_hold_secret(text: str) -> bool:
         or ("ss" in low and ("pass" in low or "sessi" in low))
         or ("cre" in low and ("secret" in low or "credential" in low))
         or ("w" in low and "pwd" in low)
-        or ("au" in low and "auth" in low)
+        or ("z" in low and "authoriz" in low)
         or ("I" in text and "AIC" in text)
         or ("b" in low and ("bearer" in low or "basic" in low))
         or "@" in text
@@ -150,7 +150,7 @@ def _has_key_hint(low: str) -> bool:
         or ("ss" in low and ("pass" in low or "sessi" in low))
         or ("cre" in low and ("secret" in low or "credential" in low))
         or ("w" in low and "pwd" in low)
-        or ("au" in low and "auth" in low)
+        or ("z" in low and "authoriz" in low)
     )  # KEY_HINTS unrolled (a loop costs 30% more); a test covers every key
 
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from hygiene.detection import masked_form
 from hygiene.masking import is_sensitive_key, mask
-from hygiene.masking.keys import SENSITIVE_ENDINGS, WORD_ENDINGS
+from hygiene.masking.keys import SENSITIVE_ENDINGS
 from hygiene.masking.spans import Span
 from tests.helpers import assert_no_secret, new_pat, new_session_token, secret_parts
 from tests.strategies import (
@@ -254,19 +254,19 @@ def test_sensitive_key_names() -> None:
         "PHPSESSID",
         "sessionId",
         "--password",
-        # `pass` and `auth` as the last word only (detect-secrets' `db_?pass`, Sentry's `auth`)
+        # `pass` as an environment variable's last word, or after db / database / key
         "DB_PASS",
-        "smtp-pass",
-        "smtpPass",
-        "auth",
-        "X-Auth",
-        "basicAuth",
-        "--auth",
+        "SMTP_PASS",
+        "db_pass",
+        "dbPass",
+        "database-pass",
+        "keyPass",
     ):
         assert is_sensitive_key(key), key
     for key in (
         *("password_hash", "token_type", "max_tokens", "cache_key", "PWD", "passwordless"),
-        *("pass", "bypass", "compass", "oauth", "OAuth", "author", "auth_method", "XPASS"),
+        *("pass", "bypass", "compass", "test_pass", "first_pass", "monkeypass", "XPASS"),
+        *("auth", "oauth", "X-Auth"),  # (Sentry's `auth`: see keys.py)
     ):
         assert not is_sensitive_key(key), key
 
@@ -275,14 +275,14 @@ def test_sensitive_key_names() -> None:
     ("text", "masked"),
     [
         ("DB_PASS=Value123 next", "DB_PASS=… next"),  # hidden whole, as a password
-        ("smtpPass: Value123", "smtpPass: …"),
-        ("auth=Value123&x=1", "auth=…23&x=1"),
-        ("X-Auth: Bearer Value123Value123", "X-Auth: Bearer …e123"),  # a scheme, as Authorization
-        ("bypass=Value123 oauth=Value123", "bypass=Value123 oauth=Value123"),
+        ("db_pass: Value123", "db_pass: …"),
+        ("bypass=Value123 test_pass=Value123", "bypass=Value123 test_pass=Value123"),
         ("pass: 12 fail: 0", "pass: 12 fail: 0"),  # a test summary
     ],
 )
-def test_pass_and_auth_name_a_secret_as_a_last_word(text: str, masked: str) -> None:
+def test_pass_names_a_password_in_an_environment_variable_or_after_db(
+    text: str, masked: str
+) -> None:
     assert mask(text) == masked
     assert mask(masked) == masked
 
@@ -315,7 +315,7 @@ _NAME_PART = st.text(
 @given(
     parts=st.lists(_NAME_PART, min_size=1, max_size=14),
     boundary=st.sampled_from("_.-"),
-    ending=st.sampled_from(SENSITIVE_ENDINGS + WORD_ENDINGS),
+    ending=st.sampled_from(SENSITIVE_ENDINGS),
     value=st.text("abcdefghijklmnopqrstuvwxyz0123456789", min_size=6, max_size=24),
     form=st.sampled_from(["{}={}&next=1", '{{"{}": "{}"}}', "{}: {}", "export {}='{}'"]),
 )
@@ -350,7 +350,7 @@ def test_the_key_gate_agrees_with_looking_for_every_hint(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "hint", ["pass", "pwd", "secret", "token", "key", "auth", "sessi", "cookie", "credential"]
+    "hint", ["pass", "pwd", "secret", "token", "key", "authoriz", "sessi", "cookie", "credential"]
 )
 def test_every_key_hint_opens_the_gate(hint: str) -> None:
     from hygiene.masking.keys import KEY_HINTS
@@ -362,7 +362,7 @@ def test_every_key_hint_opens_the_gate(hint: str) -> None:
         "secret",
         "token",
         "key",
-        "auth",
+        "authoriz",
         "sessi",
         "cookie",
         "credential",
