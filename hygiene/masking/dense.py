@@ -37,17 +37,17 @@ def _ci(part: str) -> str:
     return f"(?i:{part})"
 
 
-def _words(words: list[str], between: str = "", *, caseless: bool) -> str:
+def _words(words: list[str], between: str = "", *, caseless: bool, optional: str = "?") -> str:
     """Any of ``words`` (see :func:`alternation`); for a text that is not lowercase, one branch
     per case of each first letter, the rest ignoring case: sre skips to the positions where a
     branch's first character stands, as it does for the lowercase rule (a pattern that starts
     ignoring case gives it nothing to skip to: it tries every position, three to ten times
     the time on 64 KB of log lines)."""
     if not caseless:
-        return alternation(words, between)
+        return alternation(words, between, optional)
     branches = []
     for first in sorted({word[0] for word in words}):
-        rest = alternation([word[1:] for word in words if word[0] == first], between)
+        rest = alternation([word[1:] for word in words if word[0] == first], between, optional)
         # The characters `re` takes for this letter ignoring case (`s` also takes `ſ`).
         for case in dict.fromkeys((first, first.upper(), "\u017f", "\u212a")):
             if re.fullmatch(first, case, re.IGNORECASE):
@@ -113,7 +113,10 @@ def _rules(*, fast: bool, caseless: bool = False) -> tuple[str, str]:
         after_key = "(?:[:=](?!" + s.ci(r"""[ \t\\"'bfru>]""") + ")|" + after_key + ")"
     # `_` `-` `.` may stand anywhere in a key (``pass_word``): between any two letters here.
     endings = [e for e in SENSITIVE_ENDINGS + WORD_ENDINGS if e != "cookie"]
-    keys = _words(endings, "[_.-]" + s.star, caseless=caseless) + after_key
+    # After a key, a letter never matches: once a longer ending matched (`password`), giving
+    # back to a shorter one (`pass`) cannot help, so the fast form never does.
+    shorter = "?+" if fast and _POSSESSIVE else "?"
+    keys = _words(endings, "[_.-]" + s.star, caseless=caseless, optional=shorter) + after_key
     cookie = _words(["cookie"], caseless=caseless) + after_key
     # A cookie header runs to the end of its line (not from a space).
     return f"({keys})({_value(s, fast=fast)})", f"({cookie})(\\S[^\\n]*)"

@@ -40,8 +40,7 @@ from hygiene.masking.keys import (
 from hygiene.masking.spans import Span, alternation
 
 _KEY_CHARS: Final = "abcdefghijklmnopqrstuvwxyz0123456789_.-"
-_MAX_KEY: Final = MAX_KEY
-_KEY_TAIL: Final = re.compile(r"[a-z0-9_.-]{0,64}")
+_KEY_TAIL: Final = re.compile(rf"[a-z0-9_.-]{{0,{MAX_KEY}}}")
 # After a key: its closing quote, a separator, the value's opening quote (over the lowercased
 # text: `b'...'` and `r"..."` prefixes are lowercase there).
 _AFTER_KEY: Final = (
@@ -52,7 +51,7 @@ _AFTER_KEY: Final = (
 # A hint, the rest of its key and what follows a key, in one search over the lowercased text:
 # hints not followed by a separator (prose, code) are passed over without any Python work.
 _CANDIDATE: Final = re.compile(
-    rf"{alternation(KEY_HINTS)}[a-z0-9_.-]{{0,{_MAX_KEY}}}(?P<key>){_AFTER_KEY}"
+    rf"{alternation(KEY_HINTS)}[a-z0-9_.-]{{0,{MAX_KEY}}}(?P<key>){_AFTER_KEY}"
 )
 # How many candidates a text gets judged one by one; past them, the dense rules mask the rest.
 # Each judged one costs 5-30 µs of Python: at 128 they cost 1-2.5 ms of the 5 ms that a 64 KB
@@ -77,7 +76,7 @@ _KNOWN_SCHEMES: Final = frozenset({"aws4-hmac-sha256", "sharedkey", "ssws", "api
 # value is never long (and never walked again from the next key inside it).
 _SHORT: Final = 64
 # How far before the end of a masked value a key may stand and have its own value after it.
-_NEAR_END: Final = _MAX_KEY + 16
+_NEAR_END: Final = MAX_KEY + 16
 # AWS operation names (`CreateSecret`, `GetSecretValue`) in botocore's event names.
 _OPERATION: Final = re.compile(
     r"(?:create|get|put|update|delete|describe|list|rotate|restore|batchget|tag|untag)"
@@ -143,7 +142,7 @@ class _Lines:
 
 def _run_start(low: str, pos: int) -> int:
     """Where the run of key characters holding ``pos`` starts (looking back one key length)."""
-    lo = max(0, pos - _MAX_KEY - 1)
+    lo = max(0, pos - MAX_KEY - 1)
     return lo + len(low[lo:pos].rstrip(_KEY_CHARS))
 
 
@@ -155,11 +154,11 @@ def _key_start(low: str, pos: int, end: int) -> int:
     (``_TOO_LONG``: too long).
 
     In a run longer than any key, the key starts after a boundary (keys.long_key_start). Not a
-    key: such a run with no boundary near its end, the tail of a masked form (``…xpwd``), which must not
-    start a match on a second pass, or an ARN's ``:secret:`` resource type.
+    key: such a run with no boundary near its end, the tail of a masked form (``…xpwd``),
+    which must not start a match on a second pass, or an ARN's ``:secret:`` resource type.
     """
     start = _run_start(low, pos)
-    if pos - start > _MAX_KEY:
+    if pos - start > MAX_KEY:
         start = long_key_start(low, end)
         if start < 0:
             return _TOO_LONG
@@ -223,9 +222,9 @@ def _value_span(
 def _start_after_token(hint: int, key_end: int, ends: list[int]) -> int:
     """Where a second pass sees the key ending at ``key_end`` start, in a run too long to be a
     key that a token masked in this pass cuts (its masked form's ``…``); -1 when none does.
-    (The run holds key characters only from ``_MAX_KEY`` before ``hint`` to ``key_end``.)"""
+    (The run holds key characters only from ``MAX_KEY`` before ``hint`` to ``key_end``.)"""
     i = bisect.bisect_left(ends, key_end) - 1
-    if i < 0 or ends[i] < hint - _MAX_KEY or key_end - ends[i] > _MAX_KEY:
+    if i < 0 or ends[i] < hint - MAX_KEY or key_end - ends[i] > MAX_KEY:
         return -1
     return ends[i]
 

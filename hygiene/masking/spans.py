@@ -83,30 +83,32 @@ def split_spans(rule: re.Pattern[str], text: str, pos: int, replacement: str) ->
     return list(zip(bounds[2::3], bounds[3::3], itertools.repeat(replacement)))  # type: ignore[arg-type]  # plain tuples: what a Span is
 
 
-def alternation(words: Iterable[str], between: str = "") -> str:
+def alternation(words: Iterable[str], between: str = "", optional: str = "?") -> str:
     """A regex group matching any of ``words`` (lowercase letters), factored as a trie: ``re``
     tries the branches of an alternation one by one, so shared prefixes are tried once (on
     64 KB of ``s`` a flat list of the sensitive words costs three times as much).
-    ``between`` may stand between any two letters."""
+    ``between`` may stand between any two letters. ``optional`` follows the rest of a word
+    that is also a word itself (``pass`` of ``password``): ``?+`` where what follows the group
+    can never match after the shorter word once the longer one matched."""
     tree: dict[str, dict] = {}  # type: ignore[type-arg]
     for word in words:
         node = tree
         for char in word:
             node = node.setdefault(char, {})
         node[""] = {}
-    return _branches(tree, between)
+    return _branches(tree, between, optional)
 
 
-def _branches(node: dict, between: str) -> str:  # type: ignore[type-arg]
+def _branches(node: dict, between: str, optional: str) -> str:  # type: ignore[type-arg]
     alternatives = [
-        char + (between + rest if (rest := _branches(child, between)) else "")
+        char + (between + rest if (rest := _branches(child, between, optional)) else "")
         for char, child in sorted(node.items())
         if char
     ]
     if not alternatives:
         return ""
     if "" in node:
-        return f"(?:{'|'.join(alternatives)})?"
+        return f"(?:{'|'.join(alternatives)}){optional}"
     return alternatives[0] if len(alternatives) == 1 else f"(?:{'|'.join(alternatives)})"
 
 
