@@ -178,6 +178,13 @@ def _more_adversarial_inputs() -> dict[str, str]:
         "password=a bearer <credential> lines": f"password=a bearer {cred}\n",
         "bearer <credential> pwd=a lines": f"bearer {cred} pwd=a\n",
         "pwd=<PAT> repeated": f"pwd={pat} ",
+        # XML elements (the element rule): values, start tags with no text, names that end
+        # like a key but are none, one rule's dense pass beside another's.
+        "<password>a</password> repeated": "<password>a</password>",
+        "<password> repeated": "<password>",
+        "<cache_key>a</cache_key> repeated": "<cache_key>a</cache_key>",
+        "token< repeated": "token<",
+        "pwd=a <SessionToken>x</SessionToken> lines": "pwd=a <SessionToken>x</SessionToken>\n",
     }
     return {k: (v * (size // len(v) + 1))[:size] for k, v in inputs.items()}
 

@@ -100,7 +100,7 @@ class Covered:
 Judged = tuple[Span | None, int]
 
 
-def _judged_then_dense(
+def judged_then_dense(
     pattern: re.Pattern[str],
     rule: DenseRule,
     text: str,
@@ -143,7 +143,7 @@ def bearer_spans(text: str, low: str, covered: Covered, dense: list[Dense]) -> l
             return Span(start, end, safe_masked_form(cred)), resume
         return None, resume
 
-    return _judged_then_dense(_BEARER, BEARERS, text, low, dense, judge)
+    return judged_then_dense(_BEARER, BEARERS, text, low, dense, judge)
 
 
 def basic_spans(text: str, low: str, covered: Covered, dense: list[Dense]) -> list[Span]:
@@ -159,7 +159,7 @@ def basic_spans(text: str, low: str, covered: Covered, dense: list[Dense]) -> li
             return Span(start, end, core.ELLIPSIS), m.end()
         return None, m.end()
 
-    return _judged_then_dense(_BASIC, BASICS, text, low, dense, judge)
+    return judged_then_dense(_BASIC, BASICS, text, low, dense, judge)
 
 
 def _is_basic_credential(cred: str) -> bool:
@@ -177,4 +177,13 @@ def _userinfo_span(text: str, pos: int) -> Span | None:
     return Span(m.start("pw"), m.end("pw"), core.ELLIPSIS)
 
 
-__all__ = ["PAT", "PAT_BODY", "Covered", "basic_spans", "bearer_spans", "userinfo_spans"]
+__all__ = [
+    "PAT",
+    "PAT_BODY",
+    "Covered",
+    "Judged",
+    "basic_spans",
+    "bearer_spans",
+    "judged_then_dense",
+    "userinfo_spans",
+]

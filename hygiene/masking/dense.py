@@ -266,17 +266,17 @@ def _run_on(text: str, spans: list[Span], passwords: set[int]) -> list[Span]:
     before it (``api_key://u:}@host``: the value ``//u:`` ends at ``}``, the password): on
     a second pass the delimiter is gone and that value runs on over both masked forms and
     what follows; so it is all hidden now, as one span, and ``mask()`` stays idempotent."""
-    points = passwords.intersection(map(operator.itemgetter(1), spans))
+    starts = list(map(operator.itemgetter(0), spans))
+    points, inside = _run_on_points(spans, starts, passwords)
     if not points:
-        return spans  # no password right after another span (the usual case: no loop)
+        return spans  # no password right after or inside another span (the usual case)
     # Spans before the first such password and after the last one stay as they are (a text
     # with thousands of dense values and a few URLs: no Python work per value).
-    starts = list(map(operator.itemgetter(0), spans))
     first = max(bisect.bisect_left(starts, min(points)) - 1, 0)
     last = bisect.bisect_left(starts, max(points))
     run_end = UNQUOTED.match
     kept = spans[:first]
-    last_start, last_end, last_replacement = spans[first]
+    last_start, last_end, last_replacement = _opened(text, spans[first], first in inside)
     for i in range(first + 1, len(spans)):
         start, end, replacement = spans[i]
         if start < last_end or (
@@ -290,9 +290,37 @@ def _run_on(text: str, spans: list[Span], passwords: set[int]) -> list[Span]:
             if i > last:  # past the last password that runs on, and no run pending
                 kept.extend(spans[i:])
                 return kept
-            last_start, last_end, last_replacement = start, end, replacement
+            last_start, last_end, last_replacement = _opened(text, spans[i], i in inside)
     kept.append(Span(last_start, last_end, last_replacement))
     return kept
+
+
+def _run_on_points(
+    spans: list[Span], starts: list[int], passwords: set[int]
+) -> tuple[set[int], set[int]]:
+    """The passwords that start right after a span or inside one, and the spans (by index)
+    that they start inside. A value that ends inside a password (`password://u:pw}0@host`:
+    the value is `//u:pw`) was merged with it; on a second pass that value starts at the
+    merged `…` and runs on over the host, so it runs on now."""
+    points: set[int] = set()
+    inside: set[int] = set()
+    for point in passwords:
+        i = bisect.bisect_left(starts, point) - 1
+        if i >= 0 and point <= spans[i][1]:
+            points.add(point)
+            if point < spans[i][1]:
+                inside.add(i)
+    return points, inside
+
+
+def _opened(text: str, span: Span, holds_password: bool) -> Span:
+    """``span``, run on to the end of the unquoted value after it when a password starts
+    inside it (see :func:`_run_on_points`)."""
+    if not holds_password:
+        return span
+    start, end, _ = span
+    run_end = UNQUOTED.match(text, end).end()  # type: ignore[union-attr]  # `*`: always
+    return Span(start, run_end, ELLIPSIS) if run_end > end else span
 
 
 __all__ = [

@@ -50,7 +50,7 @@ SENSITIVE_ENDINGS: Final = _HIDDEN + _TOKENS
 # `pass` as a password's name (module docs). Not `auth`, though Sentry's denylist has it, nor
 # any `*_pass`: over the source lines of 17 installed HTTP, cloud and web packages (as
 # traceback lines show them), a version with both masked 166 lines of code more than the 511
-# masked already (`auth: BasicAuth | None`, `("auth", "0002_...")`, `test_pass = await ...`),
+# masked then (`auth: BasicAuth | None`, `("auth", "0002_...")`, `test_pass = await ...`),
 # and not one secret (bench/overmask_bench.py --other <that version's checkout>).
 WORD_ENDINGS: Final = ("pass",)
 _PASS: Final = re.compile(
@@ -130,9 +130,14 @@ def is_masked(value: str) -> bool:
     return len(stripped) <= 20 and stripped.replace("%5f", "%5F").startswith(_MASKED_STARTS)
 
 
+def hides_whole(key: str) -> bool:
+    """Whether values of the sensitive ``key`` are passwords, hidden whole (no masked form)."""
+    return _compact(key).endswith(_HIDDEN) or _names_a_pass(key)
+
+
 def masked_value(key: str, value: str) -> str:
     """The replacement for ``value`` stored under the sensitive ``key``."""
-    if _compact(key).endswith(_HIDDEN) or _names_a_pass(key):
+    if hides_whole(key):
         return ELLIPSIS
     return safe_masked_form(value)
 

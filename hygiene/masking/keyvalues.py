@@ -32,6 +32,7 @@ from hygiene.masking.dense import COOKIES, KEYS, UNQUOTED, Dense, dense_pass, de
 from hygiene.masking.keys import (
     KEY_HINTS,
     MAX_KEY,
+    hides_whole,
     is_masked,
     is_sensitive_key,
     long_key_start,
@@ -216,7 +217,7 @@ def _value_span(
     else:  # a Cookie header: every pair up to its end
         end = _COOKIE.match(text, start, line_end).end()  # type: ignore[union-attr]
         end = start + len(text[start:end].rstrip())
-    return _value_replacement(text, key, start, end, quoted=bool(quote))
+    return value_replacement(text, key, start, end, quoted=bool(quote))
 
 
 def _start_after_token(hint: int, key_end: int, ends: list[int]) -> int:
@@ -257,18 +258,31 @@ def _opens_code(text: str, start: int, m: re.Match[str]) -> bool:
     )
 
 
-def _value_replacement(text: str, key: str, start: int, end: int, *, quoted: bool) -> Span | None:
+def value_replacement(text: str, key: str, start: int, end: int, *, quoted: bool) -> Span | None:
+    """The span hiding ``text[start:end]``, the value of the sensitive ``key``; ``None`` for
+    what stands for a value (masked already, a template, a literal, a variable's own name)."""
     if end - start <= _SHORT:
         value = text[start:end]
         if is_masked(value) or value.lower() in _SCHEME_ONLY or _is_template(value):
             return None
-        if not quoted and value.lower() in _LITERALS:
+        if not quoted and (value.lower() in _LITERALS or _names_itself(key, value)):
             return None
     else:
         value = text[start:end]
         if is_masked(value):  # a long run of `*` (nothing to mask, and no key inside)
             return None
     return Span(start, end, masked_value(key, value))
+
+
+def _names_itself(key: str, value: str) -> bool:
+    """Code handing a variable on under its own name (``session=session``, ``self._session =
+    session``, as traceback lines show it): no token is spelled like its key. A password can
+    be (``password=password``): those stay hidden."""
+    return _last_name(key) == _last_name(value) and not hides_whole(key)
+
+
+def _last_name(name: str) -> str:
+    return name.rpartition(".")[2].lstrip("_").lower()
 
 
 def _is_template(value: str) -> bool:

@@ -29,6 +29,7 @@ from typing import Final
 
 from hygiene.masking.credentials import Covered, basic_spans, bearer_spans, userinfo_spans
 from hygiene.masking.dense import Dense, dense_spans, dense_text, hidden_text, merged, with_dense
+from hygiene.masking.elements import element_spans
 from hygiene.masking.gate import has_hint
 from hygiene.masking.keyvalues import add_key_spans
 from hygiene.masking.pats import add_pat_spans
@@ -189,6 +190,8 @@ def _collect(
         add_pat_spans(text, low, spans, dense)
     if has_key and ("=" in text or ":" in text or "," in text):  # no separator, no value
         add_key_spans(text, low, spans, dense)
+    if has_key and "<" in text:
+        spans.extend(element_spans(text, low, dense))
     if "bearer" in low or "basic" in low:
         # A credential the key rules already masked (`Authorization: Bearer ...`) is not
         # judged again (on a 64 KB credential that judgement is most of the cost).

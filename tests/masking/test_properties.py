@@ -52,6 +52,13 @@ def _assert_hidden(output: str, *secrets: str, text: str = "") -> None:
             assert piece not in output or piece in rest, "a secret (or a piece of one) got through"
 
 
+# WS-Security's password type, as SOAP clients (zeep) write it.
+_PASSWORD_TEXT = (
+    "http://docs.oasis-open.org/wss/2004/01/"
+    "oasis-200401-wss-username-token-profile-1.0#PasswordText"
+)
+
+
 @st.composite
 def _exposures(draw: st.DrawFn) -> tuple[str, list[str]]:
     """A text holding one secret in one of the ways logs hold them, and what must stay hidden."""
@@ -73,6 +80,12 @@ def _exposures(draw: st.DrawFn) -> tuple[str, list[str]]:
                 ("password", f"password={password}", [password]),
                 ("json password", f'{{"password": "{password} x"}}', [password]),
                 ("cookie", f"Cookie: sessionid={password}; theme=dark", [password]),
+                (
+                    "SOAP password",
+                    f'<wsse:Password Type="{_PASSWORD_TEXT}">{password}</wsse:Password>',
+                    [password],
+                ),
+                ("XML token", f"<SessionToken>{cred}</SessionToken>", [cred]),
                 ("basic", f'"Basic {basic}"', [basic, password]),
                 ("basic header", f"Authorization: Basic {basic}", [basic, password]),
             ]
@@ -118,6 +131,11 @@ _FRAGMENTS = st.sampled_from(
         "}",
         "(b'",
         "\x1b[31m",
+        "<password>",
+        '<ns0:SessionToken a="1">',
+        "</",
+        "<",
+        ">",
     ]
 )
 

@@ -287,6 +287,35 @@ def test_pass_names_a_password_in_an_environment_variable_or_after_db(
     assert mask(masked) == masked
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # Source lines of real packages (aiohttp, botocore), as tracebacks show them.
+        "self._session = session",
+        "session=self._session,",
+        "aws_session_token=aws_session_token,",
+        "instance_var=instance_name, session=self._session",
+    ],
+)
+def test_code_handing_a_variable_on_under_its_own_name_is_left_alone(line: str) -> None:
+    assert mask(line) is line
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("password=password", "password=…"),  # a (weak) password can be spelled like its key
+        ("credentials=credentials,", "credentials=…,"),
+        ("session=session-7f3a", "session=…f3a"),
+        ("x_session=y_session", "x_session=…on"),
+    ],
+)
+def test_a_value_spelled_otherwise_or_under_a_password_key_is_masked(
+    text: str, masked: str
+) -> None:
+    assert mask(text) == masked
+
+
 _LONG_NAMES = [
     # Names longer than 64 characters, as real configs and environments hold them.
     "com.example.billing.service.infrastructure.datasource.primary.password",
@@ -378,6 +407,10 @@ def test_every_key_hint_opens_the_gate(hint: str) -> None:
         "api_key://u:}@=Cookie-and-more-after-it",
         "api_key://u:}@hostxxxxxxxxxxxxxxxxxxxxxxxx",
         "password=//u:,@h://v:}@host-and-more-after-it",
+        # A value ending inside a URL's password (`//u:password` ends at `}`): merged with
+        # it, and on a second pass the value runs on over the host (found by the deep
+        # hypothesis profile).
+        "password://u:password}00000000@000passwordpassword",
         # A token ending inside a key run too long to be a key: its `…` cuts the run, and
         # the rest (`.1password`) is a key of its own on a second pass.
         "password" * 4 + "pat_AIC_" + "000000012000000.1password:00000000000",

@@ -53,4 +53,9 @@ def test_client(library: str, mode: str, tmp_path: Path, verdict: Verdict) -> No
             "botocore's CreateSecret event names masked",
         )
         verdict.expect(b":secret:app-db-AbCdEf" in stderr, "the ARN's secret: segment masked")
+        verdict.expect(b"assumed role arn:aws:sts::" in stderr, "the AssumeRole call failed")
+        verdict.expect(
+            b"<AccessKeyId>ASIA5TESTONLY0000000</AccessKeyId>" in stderr,
+            "STS's XML body not logged, or masked where there is no secret",
+        )
     judge(verdict, masked=mode != "none")

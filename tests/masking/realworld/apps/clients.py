@@ -120,17 +120,23 @@ def with_botocore(s: dict[str, Any], url: str) -> None:
     import botocore.session
 
     session = botocore.session.get_session()
-    client = session.create_client(
-        "secretsmanager",
-        region_name="us-east-1",
-        endpoint_url=url,
-        aws_access_key_id="AKIA" + "TESTONLY0000000",
-        aws_secret_access_key=s["form_password"],
-        aws_session_token=s["bearer"],
+    client, sts = (
+        session.create_client(
+            service,
+            region_name="us-east-1",
+            endpoint_url=url,
+            aws_access_key_id="AKIA" + "TESTONLY0000000",
+            aws_secret_access_key=s["form_password"],
+            aws_session_token=s["bearer"],
+        )
+        for service in ("secretsmanager", "sts")
     )
     client.create_secret(Name="app-db", SecretString=s["json_pat"])
     value = client.get_secret_value(SecretId="app-db")
     LOG.info("fetched secret %s", value["ARN"])
+    # STS answers in XML: botocore logs the body, new credentials in elements, at DEBUG.
+    role = sts.assume_role(RoleArn="arn:aws:iam::123456789012:role/app-role", RoleSessionName="app")
+    LOG.info("assumed role %s", role["AssumedRoleUser"]["Arn"])
 
 
 def ordinary_failure(s: dict[str, Any]) -> None:

@@ -1,0 +1,81 @@
+"""The element rule of ``mask()``: the text of an XML element named like a secret.
+
+XML reaches logs whole: botocore logs the bodies of query-protocol responses at DEBUG (STS's
+``<SecretAccessKey>`` and ``<SessionToken>``), SOAP clients log their envelopes (WS-Security's
+``<wsse:Password>``), services log the XML configs they load. The text between the start tag
+of an element whose local name is a sensitive key (:func:`hygiene.masking.keys.is_sensitive_key`:
+``<password>``, ``<ns0:Password Type="...">``, ``<AccessToken>``) and its end tag is masked as
+that key's value would be; empty elements, placeholders (``${DB_PASSWORD}``) and masked values
+are left alone, and so is an element that holds elements (only text ends at an end tag).
+
+Linear time: one regex search finds the next start tag whose name ends like a sensitive key
+(looking back from the name's end: no backtracking over it); the text is walked once, to the
+next ``<``. Bounded cost: past the first ``PRECISE_KEYS`` such tags of a text, one dense pass
+(:mod:`hygiene.masking.dense`) hides the rest unjudged, as the other rules do.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from hygiene.masking.credentials import Judged, judged_then_dense
+from hygiene.masking.dense import Dense, DenseRule
+from hygiene.masking.keys import is_sensitive_key
+from hygiene.masking.keyvalues import value_replacement
+from hygiene.masking.spans import Span
+
+# The ends of a name (as written, separators included) after which it may be a sensitive key;
+# is_sensitive_key judges it (`cache_key` is none). One fixed-width look back each.
+_ENDINGS: Final = (
+    "pass",
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "secret",
+    "key",
+    "credential",
+    "credentials",
+    "cookie",
+    "token",
+    "authorization",
+    "session",
+    "sessid",
+    "sessionid",
+    "session_id",
+    "session-id",
+)
+_LOOK_BACK: Final = "|".join(f"(?<={re.escape(e)})" for e in _ENDINGS)
+# `<` and an optional namespace prefix, the name (possessive: the look back judges its end;
+# a look at what ends the name and at its last letter first, the cheap rejections), attributes,
+# `>` and blank space; then the text, up to blank space before an end tag (`<\/` inside a
+# JSON string).
+_START: Final = (
+    r"<(?:[a-z0-9_.-]{1,32}:)?+(?P<name>[a-z0-9_.-]{1,64}+)(?=[ \t\r\n>])"
+    r"(?<=[sdetyln])(?:" + _LOOK_BACK + ")"
+    r"(?:[ \t\r\n][^<>]{0,1024}+)?+>[ \t\r\n]*+"
+)
+_TEXT: Final = r"[^<]*[^<\s]"
+_END: Final = r"(?=[ \t\r\n]*+<\\{0,2}/)"
+_ELEMENT: Final = re.compile(_START + "(?P<text>" + _TEXT + ")" + _END)
+# The dense form: (start tag)(text), as dense passes cut a text.
+_DENSE: Final = _START.replace("(?P<name>", "(?:") + ")(" + _TEXT + ")" + _END
+ELEMENTS: Final = DenseRule(re.compile("(" + _DENSE), re.compile("(" + _DENSE, re.IGNORECASE))
+
+
+def element_spans(text: str, low: str, dense: list[Dense]) -> list[Span]:
+    """The text of every element named like a secret in ``text`` (``low``: lowercased, as
+    long); past ``PRECISE_KEYS`` candidates a dense pass is appended to ``dense`` instead."""
+
+    def judge(m: re.Match[str]) -> Judged:
+        key = text[m.start("name") : m.end("name")]
+        if not is_sensitive_key(key):
+            return None, m.end("name")
+        start, end = m.span("text")
+        return value_replacement(text, key, start, end, quoted=False), end
+
+    return judged_then_dense(_ELEMENT, ELEMENTS, text, low, dense, judge)
+
+
+__all__ = ["ELEMENTS", "element_spans"]

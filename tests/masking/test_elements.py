@@ -1,0 +1,115 @@
+"""The element rule: the text of XML elements named like a secret (hygiene.masking.elements)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from hygiene.masking import mask
+from hygiene.masking.keyvalues import PRECISE_KEYS
+from tests.helpers import SecretGuard
+
+# A WS-Security header as zeep writes it (UsernameToken with a plain-text password).
+_WSSE = (
+    '<wsse:Security xmlns:wsse="http://docs.oasis-open.org/wss/2004/01/'
+    'oasis-200401-wss-wssecurity-secext-1.0.xsd"><wsse:UsernameToken>'
+    "<wsse:Username>alice</wsse:Username>"
+    '<wsse:Password Type="http://docs.oasis-open.org/wss/2004/01/'
+    'oasis-200401-wss-username-token-profile-1.0#PasswordText">{secret}</wsse:Password>'
+    "</wsse:UsernameToken></wsse:Security>"
+)
+# STS's AssumeRole response as botocore logs its body at DEBUG (a bytes repr).
+_STS = (
+    'Response body:\nb\'<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">\\n'
+    "  <AssumeRoleResult>\\n    <Credentials>\\n      <AccessKeyId>ASIA5EXAMPLE</AccessKeyId>\\n"
+    "      <SecretAccessKey>{secret}</SecretAccessKey>\\n"
+    "      <SessionToken>{secret}</SessionToken>\\n"
+    "      <Expiration>2026-11-23T12:00:00Z</Expiration>\\n    </Credentials>'"
+)
+
+
+@pytest.mark.parametrize(
+    ("template", "masked"),
+    [
+        ("<password>{secret}</password>", "<password>…</password>"),
+        ("<db.password>{secret}</db.password>", "<db.password>…</db.password>"),
+        ("<DB_PASS>{secret}</DB_PASS>", "<DB_PASS>…</DB_PASS>"),
+        ("<password>\n    {secret}\n  </password>", "<password>\n    …\n  </password>"),
+        ('"<password>{secret}<\\/password>"', '"<password>…<\\/password>"'),  # inside JSON
+        ("<api-key>{secret}</api-key>", "<api-key>…7f3a</api-key>"),
+        ("<ns0:AccessToken>{secret}</ns0:AccessToken>", "<ns0:AccessToken>…7f3a</ns0:AccessToken>"),
+    ],
+)
+def test_an_element_named_like_a_secret_has_its_text_masked(
+    template: str, masked: str, guard: SecretGuard
+) -> None:
+    secret = guard.session_token()
+    out = mask(template.format(secret=secret + "7f3a"))
+    guard.capture(out)
+    assert out == masked
+    assert mask(out) == out
+
+
+@pytest.mark.parametrize("template", [_WSSE, _STS])
+def test_soap_and_aws_query_bodies_as_libraries_log_them(template: str, guard: SecretGuard) -> None:
+    secret = guard.session_token()
+    out = mask(template.format(secret=secret))
+    guard.capture(out)
+    assert "<wsse:Username>alice</wsse:Username>" in out or "ASIA5EXAMPLE" in out
+    assert mask(out) == out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<password></password>",
+        "<password/>",
+        "<password>${DB_PASSWORD}</password>",
+        "<password>***</password>",
+        "<password>…</password>",
+        "<token>\n  <value>x</value>\n</token>",  # holds elements, not text
+        "<passwordPolicy>strict</passwordPolicy>",
+        "<tokenType>Bearer</tokenType>",
+        "<cache_key>users:42</cache_key>",
+        "<key>CFBundleName</key><string>Demo</string>",  # a plist
+        "use --token <token> to log in",
+        "<password>hunter2",  # no end tag: not an element's text
+        "a <= password > b",
+    ],
+)
+def test_what_holds_no_secret_is_left_alone(text: str) -> None:
+    assert mask(text) is text
+
+
+def test_past_the_judged_elements_every_one_is_hidden(guard: SecretGuard) -> None:
+    secret = guard.session_token()
+    unit = f"<item><password>{secret}</password><cache_key>k</cache_key></item>\n"
+    text = unit * (PRECISE_KEYS + 20)
+    out = mask(text)
+    guard.capture(out)
+    assert out.count("<password>…</password>") == PRECISE_KEYS + 20
+    assert mask(out) == out
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "<password>x</password>",
+        "<password>",
+        "<password>aaaa ",
+        "token<",
+        '<password a="' + "x" * 200,
+        "<" + "a" * 70 + "password>x",
+        "<token>" + " a" * 50 + "<x>",
+        "password=a <SessionToken>abcdefgh</SessionToken>\n",
+    ],
+)
+def test_adversarial_markup_keeps_time_linear(unit: str) -> None:
+    # 64 KB within a generous budget (bench/mask_bench.py measures it: under 5 ms); a walk
+    # of a value per tag would take seconds.
+    text = (unit * (65536 // len(unit) + 1))[:65536]
+    start = time.perf_counter()
+    once = mask(text)
+    assert time.perf_counter() - start < 0.25
+    assert mask(once) == once
