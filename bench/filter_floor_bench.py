@@ -14,10 +14,14 @@ the same handler that each do a little more of what the real one must do:
   formatter does, and every later attribute access of the formatter takes the slow path;
 * ``+ render``: it renders the message (``msg % args``) and lowercases it;
 * ``+ hints``: it looks for every hint of a secret (the gate ``redact_record`` unrolls);
-* ``real``: ``RedactingFilter`` itself.
+* ``real, Python``: ``RedactingFilter``'s pure-Python twin (what runs where the extension
+  ``hygiene/masking/_fastpath.c`` was not built);
+* ``real``: ``RedactingFilter`` itself (compiled where the extension was built: the first line
+  printed says which).
 
 Where ``+ hints`` is above the goal, no filter that renders the message and looks for extras
-in pure Python meets it; the gap between ``+ hints`` and ``real`` is what the real one adds.
+in pure Python meets it; the gap between ``+ hints`` and ``real, Python`` is what the twin
+adds, and ``real`` is what the compiled common case costs.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ import time
 from collections.abc import Callable
 
 from hygiene.masking import RedactingFilter
+from hygiene.masking.fastpath import COMPILED, redact_with
+from hygiene.masking.records import redact_judged
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 Check = Callable[[logging.LogRecord], bool]
@@ -121,6 +127,7 @@ def main() -> None:
         "+ __dict__": _as_filter(_dict),
         "+ render": _as_filter(_render),
         "+ hints": _as_filter(_hints),
+        "real, Python": _as_filter(redact_with(redact_judged)),
         "real": RedactingFilter(),
     }
     loggers = {name: _logger(f"floor.{i}", f) for i, (name, f) in enumerate(steps.items())}
@@ -129,6 +136,7 @@ def main() -> None:
         for name, logger in loggers.items():
             times[name].append(_time(logger, args.calls))
     print(f"short clean record, {args.calls} calls x {args.runs} runs (goal <= 1.10x plain)")
+    print(f"  the filter is {'compiled' if COMPILED else 'pure Python (extension not built)'}")
     for name in steps:
         ratio = statistics.median(t / p for t, p in zip(times[name], times["plain"], strict=True))
         print(f"  {name:14} {statistics.median(times[name]):6.2f} us  {ratio:.3f}x")

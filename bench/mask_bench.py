@@ -33,6 +33,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hygiene.masking import RedactingFilter, install, mask
+from hygiene.masking.fastpath import COMPILED
 
 CORPUS_DIR = Path(__file__).resolve().parent / ".corpus"
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -96,6 +97,8 @@ def bench_logging(calls: int, runs: int) -> None:
     filtered, _ = _logger("bench.filtered", redact=True)
     hooked, _ = _logger("bench.installed", redact=False)
     print(f"logging: StreamHandler to /dev/null, format {FORMAT!r}, {calls} calls x {runs} runs")
+    kind = "compiled" if COMPILED else "pure Python (the extension is not built)"
+    print(f"  the filter's common case is {kind}")
     for name, call in _cases().items():
         times: dict[str, list[float]] = {"plain": [], "filter": [], "install": []}
         for _ in range(runs):

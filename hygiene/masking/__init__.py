@@ -12,6 +12,7 @@ for long texts), :mod:`~hygiene.masking.keyvalues` (values of sensitive keys,
 :mod:`~hygiene.masking.spans`, :mod:`~hygiene.masking.values` (structured values, and
 ``mask_locals`` for renderers of frame variables),
 :mod:`~hygiene.masking.records` (the ``logging.Filter``, keeping each record's shape),
+:mod:`~hygiene.masking.fastpath` (the filter's common case, compiled where it was built),
 :mod:`~hygiene.masking.exceptions` (``mask_exception``: a masked exception of the same
 type, with its stack),
 :mod:`~hygiene.masking.install` (the ``Logger.makeRecord`` hook, handler filters, streams),

@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from hygiene.masking.exceptions import mask_exception
+from hygiene.masking.fastpath import filter_for, forget, remember, remembered
 from hygiene.masking.keys import is_sensitive_key
 from hygiene.masking.marks import NO_ARGS, MaskedArgs, UnsettledArgs, is_marked, marked_mapping
 from hygiene.masking.memo import STANDARD_ATTRS as _STANDARD_ATTRS
@@ -68,84 +69,62 @@ _UNMASKABLE: Final = "[hygiene.masking: this record could not be masked; its con
 
 _NO_ARGS: Final = NO_ARGS
 
-# The last record found clean, with the message and arguments it was judged on: the filter
-# after install()'s hook, or on a second handler, knows it at once. A clean record keeps its
-# own arguments (marking them would cost a new tuple on every logging call); a record masked
-# in another thread in between is only judged again.
-_last_clean: tuple[object, object, object] = (None, None, None)
 
-
-def redact_record(record: logging.LogRecord, plain: bool = False) -> bool:
-    """Mask ``record`` in place (marked if masked, remembered if clean); never raises, and
-    always True: :class:`RedactingFilter`'s ``filter`` itself (one call per handler).
-    ``plain`` says the record is known to hold only the attributes ``LogRecord`` gives it
-    (:func:`hygiene.masking.install`'s hook knows that of the records it makes)."""
-    global _last_clean
-    # This runs on every logging call of the process, once per handler: a record found clean
-    # already, and the common case (a str template, a plain tuple of arguments, no
-    # exception, no extras, a short clean message) are decided here without another call
-    # (the gate of text.may_hold_secret, unrolled: a call costs a tenth of all this).
-    # Attributes, not `record.__dict__`: on 3.11 reading that builds the record's dict
-    # before the formatter does, and the logging call then costs about 0.2 µs more.
+def redact_judged(record: logging.LogRecord, verdict: str | bool | None) -> bool:
+    """Mask ``record``, past the common case :mod:`hygiene.masking.fastpath` decides:
+    ``verdict`` is its rendered message (to judge here), None (not a plain record) or False
+    (reading or rendering it raised). Never raises; always True."""
+    if verdict is None:
+        _redact_other(record)
+        return True
     try:
+        if verdict is False or verdict is True:
+            raise TypeError  # (rendering raised: the full path renders it safely)
+        message = verdict
         msg, args = record.msg, record.args
-        last = _last_clean
-        # Found clean before, unless a filter has added an attribute since (a context filter
-        # on this handler putting request headers on the record; a formatter's do not count).
-        if (
-            last[0] is record
-            and last[1] is args
-            and last[2] is msg
-            and attribute_count(record.__dict__) == _STANDARD_COUNT
-        ):
-            return True
-        if (
-            type(args) is tuple  # (a marked tuple is a subclass: masked already)
-            and type(msg) is str
-            and record.exc_info is None
-            and record.stack_info is None
-            and record.exc_text is None
-            and (plain or len(record.__dict__) == _STANDARD_COUNT)
-        ):
-            message = msg % args if args else msg  # what getMessage() renders
-            if len(message) < LONG:
-                low = message.lower()
-                has_key = (
-                    ("k" in low and ("key" in low or "token" in low or "cookie" in low))
-                    or ("ss" in low and ("pass" in low or "sessi" in low))
-                    or ("cre" in low and ("secret" in low or "credential" in low))
-                    or ("w" in low and "pwd" in low)
-                    or ("z" in low and "authoriz" in low)
-                )
-                if not (
-                    has_key
-                    or ("I" in message and "AIC" in message)
-                    or ("b" in low and ("bearer" in low or "basic" in low))
-                    or "@" in message
-                    or "\x1b" in message
-                ):
-                    _last_clean = (record, args, msg)
-                    return True
-                if "\x1b" not in message:
-                    spans = find_spans(message, low, has_key=has_key)
-                    return _redact_rendered(record, msg, args, message, spans)
-            return _redact_rendered(record, msg, args, message, secret_spans(message))
+        if len(message) < LONG:
+            # The gate of text.may_hold_secret, unrolled (a call costs a tenth of it).
+            low = message.lower()
+            has_key = (
+                ("k" in low and ("key" in low or "token" in low or "cookie" in low))
+                or ("ss" in low and ("pass" in low or "sessi" in low))
+                or ("cre" in low and ("secret" in low or "credential" in low))
+                or ("w" in low and "pwd" in low)
+                or ("z" in low and "authoriz" in low)
+            )
+            if not (
+                has_key
+                or ("I" in message and "AIC" in message)
+                or ("b" in low and ("bearer" in low or "basic" in low))
+                or "@" in message
+                or "\x1b" in message
+            ):
+                remember(record, args, msg)
+                return True
+            if "\x1b" not in message:
+                spans = find_spans(message, low, has_key=has_key)
+                return _redact_rendered(record, msg, args, message, spans)
+        return _redact_rendered(record, msg, args, message, secret_spans(message))
     except Exception:  # a bad format, or an argument whose str() fails: the full path
         _redact_fully(record)  # renders it safely (and never raises)
         return True
-    _redact_other(record)
-    return True
+
+
+redact_record: Final = filter_for(redact_judged)
+"""Mask ``record`` in place (marked if masked, remembered if clean); never raises, and always
+True: :class:`RedactingFilter`'s ``filter`` itself (one call per handler). ``plain`` (a second
+argument, False by default) says the record is known to hold only the attributes
+``LogRecord`` gives it (:func:`hygiene.masking.install`'s hook knows that of the records it
+makes). Compiled where the extension was built (:mod:`hygiene.masking.fastpath`)."""
 
 
 def redact_unfiltered(record: logging.LogRecord) -> bool:
     """:func:`redact_record` for a caller that knows no filter has run since the record was
     last masked or found clean (:func:`hygiene.masking.install`'s hook on a handler without
     filters): such a record returns at once, with no look for attributes added since."""
-    args = record.args
-    last = _last_clean
-    if last[0] is record and last[1] is args and last[2] is record.msg:
+    if remembered(record):
         return True  # found clean (most records)
-    if type(args) is MaskedArgs:
+    if type(record.args) is MaskedArgs:
         return True  # masked
     return redact_record(record)
 
@@ -153,9 +132,7 @@ def redact_unfiltered(record: logging.LogRecord) -> bool:
 def unsettle(record: logging.LogRecord) -> None:
     """Mark ``record``, masked or found clean, as one filters have yet to see: the next look
     at it (:func:`redact_unfiltered` included) looks again."""
-    global _last_clean
-    if _last_clean[0] is record:
-        _last_clean = (None, None, None)
+    forget(record)
     if type(record.args) is MaskedArgs:
         record.args = UnsettledArgs(record.args)
 
@@ -202,10 +179,9 @@ def _redact_rendered(
 ) -> bool:
     """The common case past the gate: a secret found in the message stands whole in string
     arguments (or none is there); else the full path decides. Always True."""
-    global _last_clean
     try:
         if not spans:
-            _last_clean = (record, args, msg)
+            remember(record, args, msg)
             return True
         masked_args = _args_from_spans(msg, args, message, spans) if args else None
         if masked_args is not None:

@@ -11,7 +11,10 @@ MAX_BODY = 1 << 20
 def read_head(conn: Conn) -> bytes | None:
     """The request line and headers (without the blank line), or None (closed, too big)."""
     data = b""
-    conn.sock.settimeout(0.1)
+    try:
+        conn.sock.settimeout(0.1)
+    except OSError:  # closed already (the server stopping it between two requests)
+        return None
     while b"\r\n\r\n" not in data:
         if not conn.live() or len(data) > MAX_HEAD:
             return None

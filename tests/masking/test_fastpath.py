@@ -1,0 +1,272 @@
+"""The compiled common case and its Python twin give the same answers; the filter works with
+either (the twin's run: the filter's tests again, in a subprocess without the extension)."""
+
+from __future__ import annotations
+
+import importlib.machinery
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hygiene.masking import fastpath
+from hygiene.masking.keys import KEY_HINTS
+from hygiene.masking.text import LONG, may_hold_secret
+from tests.helpers import REPO_ROOT
+
+compiled = pytest.mark.skipif(not fastpath.COMPILED, reason="the extension is not built here")
+PURE = (
+    "hygiene.masking._fastpath" in sys.modules and sys.modules["hygiene.masking._fastpath"] is None
+)
+
+
+def _record(msg: object, args: object = (), **attributes: object) -> logging.LogRecord:
+    record = logging.LogRecord("t", logging.INFO, "p.py", 1, msg, args, None)  # type: ignore[arg-type]
+    for name, value in attributes.items():
+        setattr(record, name, value)
+    return record
+
+
+def _python_verdict(record: logging.LogRecord, plain: bool) -> str | None:
+    """What the Python twin and the filter's judgement make of a record: "clean", the rendered
+    message (a hint, or long), or None (not a plain record)."""
+    message = fastpath.plain_message_py(record, plain)
+    if message is not None and len(message) < LONG and not may_hold_secret(message):
+        return "clean"
+    return message
+
+
+def _compiled_verdict(record: logging.LogRecord, plain: bool) -> str | None:
+    verdict = fastpath.plain_message(record, plain)
+    if isinstance(verdict, tuple):
+        assert verdict == (record, record.args, record.msg)
+        return "clean"
+    return verdict
+
+
+def test_the_extension_is_built_and_loads() -> None:
+    built = [
+        p
+        for p in (REPO_ROOT / "hygiene" / "masking").iterdir()
+        if p.name.startswith("_fastpath.")
+        and p.name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
+    ]
+    if PURE:
+        assert not fastpath.COMPILED  # the twin's run: blocked, and the twins run
+        return
+    if os.environ.get("CI"):
+        assert built, "CI installs with a compiler: the extension must be built"
+    assert bool(built) == fastpath.COMPILED
+
+
+def test_the_compiled_hints_are_the_gates() -> None:
+    # Every hint text.py's gate looks for (its gate.py twin for long texts lists them too).
+    from hygiene.masking.gate import _HINTS
+
+    assert {h.lower() for h in (*fastpath.HINTS, *fastpath.CASED_HINTS)} >= set(_HINTS) - {
+        "pat_aic_",
+        "pat%5faic%5f",
+    }
+    assert set(KEY_HINTS) <= set(fastpath.HINTS)
+
+
+def _spellings(word: str) -> list[str]:
+    return [word, word.upper(), "".join(c.upper() if i % 2 else c for i, c in enumerate(word))]
+
+
+@compiled
+@pytest.mark.parametrize(
+    "hint", [s for h in fastpath.HINTS for s in _spellings(h)] + list(fastpath.CASED_HINTS)
+)
+@pytest.mark.parametrize("where", ["alone", "start", "middle", "end"])
+def test_every_hint_in_any_case_leaves_the_judgement_to_python(hint: str, where: str) -> None:
+    message = {
+        "alone": hint,
+        "start": f"{hint} and more",
+        "middle": f"user alice {hint} from x",
+        "end": f"user alice {hint}",
+    }[where]
+    record = _record("%s", (message,))
+    assert fastpath.plain_message(record, False) == message
+    assert _python_verdict(record, False) == message
+
+
+def test_a_lowercase_aic_is_no_hint() -> None:
+    record = _record("the aic service")
+    assert _python_verdict(record, False) == "clean"
+    if fastpath.COMPILED:
+        assert _compiled_verdict(record, False) == "clean"
+
+
+# Text made of hints, pieces of them, near misses and other characters: where the two
+# judgements could part.
+_PIECES = st.sampled_from(
+    [
+        *fastpath.HINTS,
+        *fastpath.CASED_HINTS,
+        "toke",
+        "earer",
+        "Basi",
+        "AI",
+        "IC",
+        "pa",
+        "ss",
+        "cre",
+        "w",
+        "z",
+        "k",
+        "K",
+        "\u212a",
+        "İ",
+        "é",
+        "%",
+        "%s",
+        " ",
+        "=",
+        ":",
+        "\x00",
+    ]
+).flatmap(lambda w: st.sampled_from(_spellings(w)))
+_TEXT = st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=12).map("".join)
+
+
+@compiled
+@given(_TEXT, st.booleans())
+def test_the_compiled_judgement_is_the_pythons(message: str, long: bool) -> None:
+    if long:
+        message = message + "x" * LONG
+    record = _record("%s", (message,))
+    python, compiled_ = _python_verdict(record, False), _compiled_verdict(record, False)
+    if compiled_ == "clean":
+        assert python == "clean"
+    elif python == "clean":  # the compiled pass leaves long and non-ASCII text to Python
+        assert compiled_ == message
+        assert len(message) >= LONG or not message.isascii()
+    else:
+        assert compiled_ == python == message
+
+
+def _shapes() -> list[tuple[str, logging.LogRecord]]:
+    exc = ValueError("x")
+    shapes = [
+        ("plain", _record("user %s in", ("alice",))),
+        ("no args", _record("user alice in", None)),
+        ("empty tuple", _record("user alice in", ())),
+        ("mapping args", _record("user %(u)s", ({"u": "alice"},))),
+        ("non-str msg", _record(ValueError("user alice"))),
+        ("str subclass msg", _record(type("S", (str,), {})("user alice"))),
+        ("tuple subclass args", _record("user %s", type("T", (tuple,), {})(("alice",)))),
+        ("exc_info", _record("user alice", None, exc_info=(ValueError, exc, None))),
+        ("exc_text", _record("user alice", None, exc_text="Traceback")),
+        ("stack_info", _record("user alice", None, stack_info="Stack")),
+        ("extra set inline", _record("user alice", None, request_id="42")),
+        ("formatted already", _record("user alice", None, message="user alice")),
+    ]
+    materialized = _record("user alice")
+    materialized.__dict__["request_id"] = "42"  # as makeRecord puts extra=
+    shapes.append(("extra in the dict", materialized))
+    read = _record("user alice")
+    read.__dict__  # noqa: B018 - made, nothing added
+    shapes.append(("dict made, nothing added", read))
+    deleted = _record("user alice")
+    del deleted.funcName
+    shapes.append(("an attribute deleted", deleted))
+    subclass = type("Sub", (logging.LogRecord,), {})("t", 20, "p", 1, "user alice", None, None)
+    shapes.append(("LogRecord subclass", subclass))
+    return shapes
+
+
+@compiled
+@pytest.mark.parametrize("plain", [False, True])
+@pytest.mark.parametrize(("name", "record"), _shapes(), ids=[n for n, _ in _shapes()])
+def test_every_shape_of_record_is_judged_alike(
+    name: str, record: logging.LogRecord, plain: bool
+) -> None:
+    assert _compiled_verdict(record, plain) == _python_verdict(record, plain)
+
+
+@compiled
+def test_an_extra_set_on_a_record_is_found_without_reading_its_dict() -> None:
+    record = _record("user alice")
+    record.request_id = "42"
+    assert fastpath.plain_message(record, False) is None
+    assert fastpath.plain_message(_record("user alice"), False) is not None
+
+
+@pytest.mark.parametrize("fails", ["format", "str"])
+def test_a_record_that_fails_to_render_raises_in_both(fails: str) -> None:
+    class Bad:
+        def __str__(self) -> str:
+            raise RuntimeError("no")
+
+    record = _record("%d items", ("x",)) if fails == "format" else _record("%s", (Bad(),))
+    with pytest.raises((TypeError, RuntimeError)):
+        fastpath.plain_message_py(record, False)
+    with pytest.raises((TypeError, RuntimeError)):
+        fastpath.plain_message(record, False)
+
+
+def test_the_memo_forgets_and_remembers() -> None:
+    record = _record("user %s", ("alice",))
+    fastpath.remember(record, record.args, record.msg)
+    assert fastpath.remembered(record)
+    record.args = ("bob",)
+    assert not fastpath.remembered(record)
+    fastpath.remember(record, record.args, record.msg)
+    fastpath.forget(_record("other"))
+    assert fastpath.remembered(record)
+    fastpath.forget(record)
+    assert not fastpath.remembered(record)
+
+
+@compiled
+def test_the_compiled_filter_takes_its_arguments_by_keyword_too() -> None:
+    from hygiene.masking.records import redact_record
+
+    record = _record("user alice")
+    assert redact_record(record=record) is True
+    assert redact_record(record, plain=True) is True
+    with pytest.raises(TypeError):
+        redact_record(record, True, True)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        redact_record(record, colour=True)  # type: ignore[call-arg]
+
+
+# The filter's tests, through the Python twins: what runs where no compiler built the
+# extension.
+TWIN_RUN = [
+    "tests/masking/test_fastpath.py",
+    "tests/masking/test_filter.py",
+    "tests/masking/test_install.py",
+    "tests/masking/test_shape.py",
+    "tests/masking/test_reconfigure.py",
+    "tests/masking/test_properties.py",
+]
+
+
+@pytest.mark.skipif(PURE, reason="this is the twin's run")
+def test_the_filter_passes_its_tests_without_the_extension(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "tests.pure_python",
+            "-p",
+            "no:cacheprovider",
+            *TWIN_RUN,
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert " passed" in done.stdout.splitlines()[-1]
