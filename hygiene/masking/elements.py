@@ -17,6 +17,7 @@ next ``<``. Bounded cost: past the first ``PRECISE_KEYS`` such tags of a text, o
 from __future__ import annotations
 
 import re
+import sys
 from typing import Final
 
 from hygiene.masking.credentials import Judged, judged_then_dense
@@ -51,13 +52,26 @@ _LOOK_BACK: Final = "|".join(f"(?<={re.escape(e)})" for e in _ENDINGS)
 # a look at what ends the name and at its last letter first, the cheap rejections), attributes,
 # `>` and blank space; then the text, up to blank space before an end tag (`<\/` inside a
 # JSON string).
-_START: Final = (
-    r"<(?:[a-z0-9_.-]{1,32}:)?+(?P<name>[a-z0-9_.-]{1,64}+)(?=[ \t\r\n>])"
-    r"(?<=[sdetyln])(?:" + _LOOK_BACK + ")"
-    r"(?:[ \t\r\n][^<>]{0,1024}+)?+>[ \t\r\n]*+"
-)
+# Possessive repeats are 3.11's; on 3.10 the plain ones match alike (what follows each can
+# never match what it would give back), only more slowly where a match fails.
+_P: Final = "+" if sys.version_info >= (3, 11) else ""
+
+
+def _start(p: str) -> str:
+    return (
+        rf"<(?:[a-z0-9_.-]{{1,32}}:)?{p}(?P<name>[a-z0-9_.-]{{1,64}}{p})(?=[ \t\r\n>])"
+        r"(?<=[sdetyln])(?:" + _LOOK_BACK + ")"
+        rf"(?:[ \t\r\n][^<>]{{0,1024}}{p})?{p}>[ \t\r\n]*{p}"
+    )
+
+
+def _end(p: str) -> str:
+    return rf"(?=[ \t\r\n]*{p}<\\{{0,2}}/)"
+
+
+_START: Final = _start(_P)
 _TEXT: Final = r"[^<]*[^<\s]"
-_END: Final = r"(?=[ \t\r\n]*+<\\{0,2}/)"
+_END: Final = _end(_P)
 _ELEMENT: Final = re.compile(_START + "(?P<text>" + _TEXT + ")" + _END)
 # The dense form: (start tag)(text), as dense passes cut a text.
 _DENSE: Final = _START.replace("(?P<name>", "(?:") + ")(" + _TEXT + ")" + _END
