@@ -8,16 +8,18 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hygiene.masking import fastpath
+from hygiene.masking import RedactingFilter, fastpath
 from hygiene.masking.keys import KEY_HINTS
 from hygiene.masking.text import LONG, may_hold_secret
-from tests.helpers import REPO_ROOT
+from tests.helpers import REPO_ROOT, SecretGuard
+from tests.masking.conftest import JsonFormatter, stream_handler
 
 compiled = pytest.mark.skipif(not fastpath.COMPILED, reason="the extension is not built here")
 PURE = (
@@ -270,3 +272,32 @@ def test_the_filter_passes_its_tests_without_the_extension(tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert " passed" in done.stdout.splitlines()[-1]
+
+
+def test_threads_logging_at_once_leak_nothing_through_the_memo(guard: SecretGuard) -> None:
+    # The memo holds one record for the whole process: a record another thread masked or
+    # found clean in between must never pass for this one.
+    handlers = [stream_handler(JsonFormatter()) for _ in range(2)]
+    logger = logging.Logger("threads")
+    for handler, _ in handlers:
+        handler.addFilter(RedactingFilter())
+        logger.addHandler(handler)
+    pats = [guard.pat() for _ in range(4)]
+
+    def work(pat: str) -> None:
+        for n in range(3000):
+            if n % 3 == 0:
+                logger.info("user %s in", "alice")
+            elif n % 3 == 1:
+                logger.info("token %s", pat)
+            else:
+                logger.info("call %s", "x", extra={"authorization": f"Bearer {pat}"})
+
+    threads = [threading.Thread(target=work, args=(pat,)) for pat in pats]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    outputs = [sink.getvalue() for _, sink in handlers]
+    guard.capture(*outputs)
+    assert all(out.count("\n") == 4 * 3000 for out in outputs)
