@@ -45,7 +45,7 @@ from hygiene.masking.memo import (
     unchanged_since_masked,
 )
 from hygiene.masking.spans import Span, splice
-from hygiene.masking.text import LONG, find_spans, mask, secret_spans
+from hygiene.masking.text import mask, secret_spans
 from hygiene.masking.values import mask_value
 from hygiene.masking.views import masked_view
 
@@ -77,36 +77,15 @@ def redact_judged(record: logging.LogRecord, verdict: str | bool | None) -> bool
     if verdict is None:
         _redact_other(record)
         return True
+    if not isinstance(verdict, str):  # False: rendering raised; the full path renders safely
+        _redact_fully(record)
+        return True
     try:
-        if verdict is False or verdict is True:
-            raise TypeError  # (rendering raised: the full path renders it safely)
-        message = verdict
-        msg, args = record.msg, record.args
-        if len(message) < LONG:
-            # The gate of text.may_hold_secret, unrolled (a call costs a tenth of it).
-            low = message.lower()
-            has_key = (
-                ("k" in low and ("key" in low or "token" in low or "cookie" in low))
-                or ("ss" in low and ("pass" in low or "sessi" in low))
-                or ("cre" in low and ("secret" in low or "credential" in low))
-                or ("w" in low and "pwd" in low)
-                or ("z" in low and "authoriz" in low)
-            )
-            if not (
-                has_key
-                or ("I" in message and "AIC" in message)
-                or ("b" in low and ("bearer" in low or "basic" in low))
-                or "@" in message
-                or "\x1b" in message
-            ):
-                remember(record, args, msg)
-                return True
-            if "\x1b" not in message:
-                spans = find_spans(message, low, has_key=has_key)
-                return _redact_rendered(record, msg, args, message, spans)
-        return _redact_rendered(record, msg, args, message, secret_spans(message))
-    except Exception:  # a bad format, or an argument whose str() fails: the full path
-        _redact_fully(record)  # renders it safely (and never raises)
+        # mask()'s own gate and rules: a message with a hint, or one the compiled pass leaves
+        # to Python (not ASCII, or long); one found clean there is remembered as clean.
+        return _redact_rendered(record, record.msg, record.args, verdict, secret_spans(verdict))
+    except Exception:  # an argument whose str() fails: the full path renders it safely
+        _redact_fully(record)
         return True
 
 
