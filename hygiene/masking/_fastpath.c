@@ -140,6 +140,25 @@ is_none(PyObject *record, PyObject *name)
     return none;
 }
 
+/* How many attributes `record.__dict__` holds, less those a formatter adds (`message`,
+ * `asctime`) when `formatted`: memo.attribute_count's count with formatted; -1: raised. */
+static Py_ssize_t
+dict_attribute_count(PyObject *record, int formatted)
+{
+    PyObject *attributes = PyObject_GetAttr(record, s_dict);
+    if (attributes == NULL) {
+        return -1;
+    }
+    Py_ssize_t size = PyObject_Size(attributes);
+    if (size >= 0 && formatted) {
+        int message = PySequence_Contains(attributes, s_message);
+        int asctime = message < 0 ? -1 : PySequence_Contains(attributes, s_asctime);
+        size = asctime < 0 ? -1 : size - message - asctime;
+    }
+    Py_DECREF(attributes);
+    return size;
+}
+
 /* 1: the record holds exactly the attributes LogRecord gives; 0: more or fewer; -1: raised. */
 static int
 only_standard_attributes(PyObject *record)
@@ -148,16 +167,8 @@ only_standard_attributes(PyObject *record)
         && count_referents(record) == inline_referents) {
         return 1;
     }
-    PyObject *attributes = PyObject_GetAttr(record, s_dict);
-    if (attributes == NULL) {
-        return -1;
-    }
-    Py_ssize_t size = PyObject_Size(attributes);
-    Py_DECREF(attributes);
-    if (size < 0) {
-        return -1;
-    }
-    return size == standard_count;
+    Py_ssize_t count = dict_attribute_count(record, 0);
+    return count < 0 ? -1 : count == standard_count;
 }
 
 /* The message of a plain record, or None when the record is not one (see fastpath.py). */
@@ -283,18 +294,8 @@ is_remembered(PyObject *record)
 static int
 no_attribute_added(PyObject *record)
 {
-    PyObject *attributes = PyObject_GetAttr(record, s_dict);
-    if (attributes == NULL) {
-        return -1;
-    }
-    Py_ssize_t size = PyObject_Size(attributes);
-    int message = size < 0 ? -1 : PySequence_Contains(attributes, s_message);
-    int asctime = message < 0 ? -1 : PySequence_Contains(attributes, s_asctime);
-    Py_DECREF(attributes);
-    if (asctime < 0) {
-        return -1;
-    }
-    return size - message - asctime == standard_count;
+    Py_ssize_t count = dict_attribute_count(record, 1);
+    return count < 0 ? -1 : count == standard_count;
 }
 
 /* The filter: True for a record remembered or judged clean here; any other goes to Python's
