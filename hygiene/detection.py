@@ -18,8 +18,9 @@ pair, only real scheme words are schemes, and ``AWS4-HMAC-SHA256``, ``SharedKey`
 headers report their signature. The detection core is this module and :mod:`hygiene.shapes`;
 neither imports anything else of the package.
 
-A secret is identified by its fingerprint (``sha256:`` + hex SHA-256 of the full token) and
-shown to humans only in its masked form (``pat_AIC_…k3Xz``). :class:`Secret` keeps the token in
+A secret is identified by its fingerprint (``sha256:`` + hex SHA-256 of the full token;
+``scrypt:`` for a guessable credential, :mod:`hygiene.fingerprints`) and shown to humans only
+in its masked form (``pat_AIC_…k3Xz``). :class:`Secret` keeps the token in
 memory for the caller to hash or revoke, but its ``repr`` never shows it. Patterns exist once,
 as text, compiled for ``str`` (masking) and ``bytes`` (the scanner).
 """
@@ -32,6 +33,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Final, TypeAlias
 
+from hygiene.fingerprints import ELLIPSIS as ELLIPSIS
+from hygiene.fingerprints import PAT_PREFIX as PAT_PREFIX
+from hygiene.fingerprints import fingerprint as fingerprint
+from hygiene.fingerprints import masked_form as masked_form
+from hygiene.fingerprints import sha1_hex as sha1_hex
+from hygiene.fingerprints import sha256_fingerprint
 from hygiene.shapes import (
     ACCOUNT_SCHEMES,
     SCHEME_PATTERN,
@@ -51,8 +58,6 @@ TYPE_NAMES: Final = {
     BEARER_TOKEN: "Bearer credential or access_token value",
 }
 
-PAT_PREFIX: Final = "pat_AIC_"
-ELLIPSIS: Final = "…"
 ALLOW_MARKERS: Final = ("pragma: allowlist secret", "hygiene: allow")
 
 # The longest credential we report (16 KiB: large JWTs are found whole); longer runs (base64
@@ -128,31 +133,6 @@ def is_allowlisted(line: str | bytes) -> bool:
     return any(marker in line for marker in ALLOW_MARKERS)
 
 
-def fingerprint(token: str) -> str:
-    """``sha256:`` + hex SHA-256 of the full token (prefix included, UTF-8)."""
-    import hashlib  # here: loading OpenSSL is 3 ms that a scan finding nothing never needs
-
-    return "sha256:" + hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def sha1_hex(token: str) -> str:
-    """Hex SHA-1 of the token, as detect-secrets stores it in ``hashed_secret``."""
-    import hashlib
-
-    return hashlib.sha1(token.encode("utf-8"), usedforsecurity=False).hexdigest()
-
-
-def masked_form(token: str) -> str:
-    """What a human may see of a token: its public prefix, an ellipsis, at most 4 last chars.
-
-    The tail shrinks for short secrets so that at least three quarters stay hidden.
-    """
-    prefix = PAT_PREFIX if token.startswith(PAT_PREFIX) else ""
-    body = token[len(prefix) :]
-    shown = min(4, len(body) // 4)
-    return prefix + ELLIPSIS + (body[-shown:] if shown else "")
-
-
 @dataclass(frozen=True)
 class Secret:
     """One secret found in a text: where it is, what it is; the token stays out of ``repr``."""
@@ -164,7 +144,14 @@ class Secret:
 
     @property
     def fingerprint(self) -> str:
+        """What reports and printed lines name it by (``scrypt:`` for a guessable one)."""
         return fingerprint(self.token)
+
+    @property
+    def identity(self) -> str:
+        """Its plain SHA-256, to tell secrets apart in memory; never published for a
+        guessable credential."""
+        return sha256_fingerprint(self.token)
 
     @property
     def masked(self) -> str:

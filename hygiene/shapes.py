@@ -10,10 +10,11 @@ nothing else of the package.
 
 from __future__ import annotations
 
-import binascii
 import itertools
 import re
 from typing import Final
+
+from hygiene.fingerprints import basic_parts
 
 # HTTP authentication schemes: the IANA registry (RFC 7235 and its successors), then schemes
 # in wide use. Only these count as a scheme before a credential; any other word after
@@ -266,9 +267,6 @@ def is_low_entropy(core: str) -> bool:
     return _consecutive(letters) and _consecutive(digits)
 
 
-_PRINTABLE = re.compile(rb"[\x20-\x7e]+")
-
-
 def basic_is_placeholder(value: str) -> bool:
     """True when a Basic credential decodes to ``user:password`` with a stand-in password.
 
@@ -277,13 +275,10 @@ def basic_is_placeholder(value: str) -> bool:
     run, stands for one. A value that is not base64 of printable ``user:password`` is left to
     the general rule.
     """
-    try:
-        raw = binascii.a2b_base64(value + "=" * (-len(value) % 4))
-    except (binascii.Error, ValueError):
+    parts = basic_parts(value)
+    if parts is None:
         return False
-    if b":" not in raw or not _PRINTABLE.fullmatch(raw):
-        return False
-    password = raw.decode("ascii").split(":", 1)[1]
+    password = parts[1]
     words = [w for w in re.split(r"[\s_.-]+", password) if w]
     return (
         not password

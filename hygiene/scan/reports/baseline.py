@@ -8,9 +8,10 @@ from collections.abc import Iterable
 
 from hygiene.atomic import write_atomically
 from hygiene.errors import InputError
+from hygiene.fingerprints import FINGERPRINT_PATTERN
 
 BASELINE_VERSION = 1
-_FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
+_FINGERPRINT = re.compile(FINGERPRINT_PATTERN)
 
 
 def load_baseline(path: str) -> frozenset[str]:
@@ -30,7 +31,7 @@ def load_baseline(path: str) -> frozenset[str]:
     if not isinstance(prints, list) or not all(
         isinstance(p, str) and _FINGERPRINT.fullmatch(p) for p in prints
     ):
-        raise InputError(f'baseline {path}: "fingerprints" must be a list of sha256:<hex>')
+        raise InputError(f'baseline {path}: "fingerprints" must be a list of sha256:<hex> or scrypt:<hex>')
     return frozenset(prints)
 
 
