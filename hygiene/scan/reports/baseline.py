@@ -31,7 +31,9 @@ def load_baseline(path: str) -> frozenset[str]:
     if not isinstance(prints, list) or not all(
         isinstance(p, str) and _FINGERPRINT.fullmatch(p) for p in prints
     ):
-        raise InputError(f'baseline {path}: "fingerprints" must be a list of sha256:<hex> or scrypt:<hex>')
+        raise InputError(
+            f'baseline {path}: "fingerprints" must be a list of sha256:<hex> or scrypt:<hex>'
+        )
     return frozenset(prints)
 
 
