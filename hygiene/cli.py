@@ -15,6 +15,7 @@ from typing import TextIO
 import click
 
 from hygiene import DISTRIBUTION
+from hygiene.commands.process import forbid_core_dumps
 from hygiene.errors import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -117,6 +118,8 @@ def click_error_line(exc: click.ClickException, prog: str) -> str:
 
 
 def _invoke(command: click.Command, args: Sequence[str] | None, prog: str) -> int:
+    forbid_core_dumps()
+
     def run() -> int:
         try:
             result = command.main(args=args, prog_name=prog, standalone_mode=False)
