@@ -38,6 +38,46 @@ class Run:
         return any(status != 0 for status in self.statuses.values())
 
 
+# How the runner reads a step's output: lines end at CR, LF or CRLF (.NET's ReadLine); a
+# line is a command when, less its leading blanks, it starts with `::` (or holds the legacy
+# `##[`); `::stop-commands::TOKEN` turns every command off until a line `::TOKEN::`.
+LINE_END = re.compile(r"\r\n|\r|\n")
+SCRIPT_COMMAND = re.compile(
+    r"::stop-commands::[0-9a-f]{32}"
+    r"|::(warning|error)( file=[^:,\s]+)?::aic-token-hygiene: [^\r\n]+"
+)
+
+
+def workflow_commands(log: bytes) -> list[str]:
+    """The lines of ``log`` the runner would act on as workflow commands, in order."""
+    acted: list[str] = []
+    stop_token: str | None = None
+    for line in LINE_END.split(log.decode("utf-8", "replace")):
+        text = line.lstrip()
+        if not text.startswith("::") and "##[" not in line:
+            continue
+        name = text[2:].split("::", 1)[0].split(" ", 1)[0] if text.startswith("::") else ""
+        if stop_token is not None:
+            if name and name.lower() == stop_token.lower():
+                stop_token = None
+            continue
+        acted.append(line)
+        if name == "stop-commands":
+            stop_token = text.split("::", 2)[2]
+    assert stop_token is None, "the step ended with workflow commands turned off"
+    return acted
+
+
+def assert_commands_are_the_scripts(run: Run) -> list[str]:
+    """Every workflow command of every step is one the action's scripts write (none comes
+    from scanned content); returns them."""
+    acted = [c for log in run.logs for c in workflow_commands(log)]
+    for command in acted:
+        assert SCRIPT_COMMAND.fullmatch(command), command
+        assert "HOSTILE" not in command, command
+    return acted
+
+
 def _lookup(expr: str, context: dict[str, Any]) -> str:
     value: Any = context
     for part in expr.split("."):
@@ -58,6 +98,30 @@ def _fake_venv(temp: Path) -> None:
         (bin_dir / name).chmod(0o755)
 
 
+def read_outputs(text: str) -> dict[str, str]:
+    """A ``$GITHUB_OUTPUT`` file read as the runner reads it: ``name=value`` lines and the
+    ``name<<DELIMITER`` form for multi-line values."""
+    outputs: dict[str, str] = {}
+    lines = iter(text.split("\n"))
+    for line in lines:
+        if not line:
+            continue
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            value = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                value.append(inner)
+            else:
+                raise AssertionError(f"output {name}: no closing delimiter")
+            outputs[name] = "\n".join(value)
+        else:
+            name, value_ = line.split("=", 1)
+            outputs[name] = value_
+    return outputs
+
+
 def run_action(
     repo: Path,
     temp: Path,
@@ -65,16 +129,22 @@ def run_action(
     *,
     install: bool = False,
     before: str = "",
+    pull_request: tuple[str, str] | None = None,
     **inputs: str,
 ) -> Run:
     """Run the action's steps in ``repo`` with ``inputs`` (names with ``_`` for ``-``), as
-    for a push whose previous head was ``before``."""
+    for a push whose previous head was ``before``, or for a pull request from base to head
+    commit (``pull_request``)."""
     given = {k.replace("_", "-"): v for k, v in inputs.items()}
     unknown = set(given) - set(ACTION["inputs"])
     assert not unknown, unknown
     defaults = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
     github: dict[str, Any] = {"action_path": str(REPO_ROOT), "event_name": "push"}
     github.update(sha=_head(repo), event={"before": before})
+    if pull_request is not None:
+        base, head = pull_request
+        github.update(event_name="pull_request")
+        github["event"] = {"pull_request": {"base": {"sha": base}, "head": {"sha": head}}}
     context: dict[str, Any] = {
         "inputs": {**defaults, **given},
         "github": github,
@@ -97,7 +167,7 @@ def run_action(
             continue
         output_file = temp / f"output-{index}"
         output_file.touch()
-        env = {"PATH": path, "HOME": os.environ.get("HOME", str(temp))}
+        env = {"PATH": path, "HOME": os.environ.get("HOME", str(temp)), "RUNNER_TEMP": str(temp)}
         env.update({k: _substitute(str(v), context) for k, v in step.get("env", {}).items()})
         env["GITHUB_OUTPUT"] = str(output_file)
         proc = subprocess.run(
@@ -111,7 +181,7 @@ def run_action(
         guard.capture(proc.stdout, proc.stderr)
         run.logs.append(proc.stdout + proc.stderr)
         run.statuses[step["name"]] = proc.returncode
-        outputs = dict(line.split("=", 1) for line in output_file.read_text().splitlines())
+        outputs = read_outputs(output_file.read_bytes().decode())
         if "id" in step:
             context["steps"][step["id"]] = {"outputs": outputs}
             run.outputs[step["id"]] = outputs
@@ -241,9 +311,10 @@ def test_action_is_composite_and_uploads_through_codeql_action() -> None:
     assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
     assert "always()" in upload["if"]
     install = (REPO_ROOT / "action" / "install.sh").read_text()
-    assert 'pip install --quiet --disable-pip-version-check "$ACTION_PATH"' in install
+    assert '--require-hashes --only-binary=:all: -r "$ACTION_PATH/action/requirements.txt"' in install
+    assert 'install --no-deps --no-build-isolation --no-index "$ACTION_PATH"' in install
     assert STEPS[0]["env"]["ACTION_PATH"] == "${{ github.action_path }}"
-    for name in ("mode", "paths", "since", "format", "upload-sarif", "fail-on-findings"):
+    for name in ("mode", "paths", "since", "format", "upload-sarif", "fail-on-findings", "config"):
         assert name in ACTION["inputs"]
 
 
