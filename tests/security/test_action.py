@@ -76,13 +76,24 @@ def test_hostile_file_names_reach_the_log_as_text_only(
     guard.capture((git_repo / "report.out").read_bytes())
 
 
+@pytest.mark.parametrize("fmt", ["text", "sarif"])
+def test_hostile_paths_given_as_input_stay_text(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard, fmt: str
+) -> None:
+    # A workflow handing the changed files' names on (one per line: no line ends in them).
+    names = [n for n in COMMAND_NAMES if "\n" not in n and "\r" not in n]
+    _leaky_repo(git_repo, guard, names)
+    run = run_action(git_repo, tmp_path / "runner", guard, paths="\n".join(names), format=fmt)
+    assert run.outputs["scan"]["exit-code"] == "1"
+    assert_commands_are_the_scripts(run)
+
+
 @pytest.mark.parametrize("mode", ["staged", "history"])
 def test_hostile_names_in_the_index_and_history_stay_text(
     git_repo: Path, tmp_path: Path, guard: SecretGuard, mode: str
 ) -> None:
     _commit(git_repo, "README", "base\n", "base")  # the index is read against HEAD
-    names = COMMAND_NAMES[:4] + COMMAND_NAMES[-4:]
-    _leaky_repo(git_repo, guard, names, commit=mode == "history")
+    _leaky_repo(git_repo, guard, COMMAND_NAMES, commit=mode == "history")
     run = run_action(git_repo, tmp_path / "runner", guard, mode=mode, format="text")
     assert run.outputs["scan"]["exit-code"] == "1"
     assert_commands_are_the_scripts(run)
