@@ -15,6 +15,14 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from packaging.markers import Marker
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the 3.10 backport has the same API
+    import tomli as tomllib
 
 from tests.helpers import REPO_ROOT, SARIF_SCHEMA, SCRIPTS_DIR, SecretGuard, console_script, git
 
@@ -311,11 +319,78 @@ def test_action_is_composite_and_uploads_through_codeql_action() -> None:
     assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
     assert "always()" in upload["if"]
     install = (REPO_ROOT / "action" / "install.sh").read_text()
-    assert '--require-hashes --only-binary=:all: -r "$ACTION_PATH/action/requirements.txt"' in install
+    assert (
+        '--require-hashes --only-binary=:all: -r "$ACTION_PATH/action/requirements.txt"' in install
+    )
     assert 'install --no-deps --no-build-isolation --no-index "$ACTION_PATH"' in install
     assert STEPS[0]["env"]["ACTION_PATH"] == "${{ github.action_path }}"
     for name in ("mode", "paths", "since", "format", "upload-sarif", "fail-on-findings", "config"):
         assert name in ACTION["inputs"]
+
+
+REQUIREMENTS = REPO_ROOT / "action" / "requirements.txt"
+
+
+def _pins() -> dict[str, tuple[str, str, list[str]]]:
+    """action/requirements.txt: name -> (version, marker, hashes)."""
+    pins = {}
+    text = REQUIREMENTS.read_text().replace("\\\n", " ")
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        requirement, *hashes = line.split("--hash=")
+        req = Requirement(requirement.strip())
+        [spec] = req.specifier
+        assert spec.operator == "==", line
+        pins[canonicalize_name(req.name)] = (spec.version, str(req.marker or ""), hashes)
+    return pins
+
+
+def test_every_runtime_dependency_is_pinned_with_hashes() -> None:
+    pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
+    pins = _pins()
+    wanted = [Requirement(r) for r in pyproject["project"]["dependencies"]]
+    wanted += [Requirement(r) for r in pyproject["build-system"]["requires"]]
+    for req in wanted:
+        version, marker, _ = pins[canonicalize_name(req.name)]
+        assert req.specifier.contains(version), (req, version)
+        assert marker == str(req.marker or ""), req  # installed where pyproject.toml asks
+    for name, (_, _, hashes) in pins.items():
+        assert hashes, name
+        assert all(re.fullmatch(r"sha256:[0-9a-f]{64}", h.strip()) for h in hashes), name
+    # Every wheel and sdist of the pinned version, for the runners' platforms: hyperscan
+    # (compiled) has one file per CPython and machine at least.
+    assert len(pins["hyperscan"][2]) >= 8
+
+
+@pytest.mark.slow
+def test_the_pinned_requirements_install_into_a_fresh_venv(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    # This machine's pip configuration (local indexes and wheels) left out: PyPI's files.
+    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
+    env = {k: v for k, v in env.items() if k not in ("PIP_FIND_LINKS", "PYTHONPATH")}
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
+    install = [*pip, "install", "--quiet", "--require-hashes", "--only-binary=:all:"]
+    subprocess.run([*install, "-r", str(REQUIREMENTS)], check=True, env=env, timeout=900)
+    frozen = subprocess.run(
+        [*pip, "freeze", "--all"], check=True, env=env, capture_output=True, timeout=300
+    ).stdout.decode()
+    installed = {
+        canonicalize_name(name): version
+        for name, version in (line.split("==") for line in frozen.split() if "==" in line)
+    }
+    for name, (version, marker, _) in _pins().items():
+        if not marker or Marker(marker).evaluate():
+            assert installed.get(name) == version, name
+    # A requirement that is not hashed is refused: nothing unpinned gets in.
+    loose = tmp_path / "loose.txt"
+    loose.write_text(REQUIREMENTS.read_text() + "six\n")
+    refused = subprocess.run(
+        [*install, "-r", str(loose)], env=env, capture_output=True, timeout=900, check=False
+    )
+    assert refused.returncode != 0
+    assert b"hash" in refused.stderr.lower()
 
 
 @pytest.mark.slow

@@ -103,7 +103,9 @@ def test_hostile_settings_error_message_stays_text(
     git_repo: Path, tmp_path: Path, guard: SecretGuard
 ) -> None:
     # A broken settings file makes hygiene quote the offending key in its error message.
-    for index, key in enumerate(("##[error]HOSTILE", "::error::HOSTILE", "a\\n::add-mask::HOSTILE")):
+    for index, key in enumerate(
+        ("##[error]HOSTILE", "::error::HOSTILE", "a\\n::add-mask::HOSTILE")
+    ):
         (git_repo / ".hygiene.toml").write_text(f'"{key}" = 1\n')
         _commit(git_repo, "a.py", f"T = '{guard.pat()}'\n", "broken settings")
         run = run_action(git_repo, tmp_path / f"r{index}", guard, config="head")
