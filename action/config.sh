@@ -54,17 +54,33 @@ settings_in() {
 }
 
 warn_settings_changed() {
-  local base_dir="$1" mode="$2" root name effect
+  local base_dir="$1" mode="$2" root names name effect
   root="$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
   case "$mode" in
     base) effect="the scan reads the base revision's settings, not this change's" ;;
     head) effect="the scan uses the changed settings (config: head)" ;;
     none) effect="the scan reads no settings (config: none)" ;;
   esac
-  "${HYGIENE_PYTHON:-python3}" "$ACTION_DIR/settings_changed.py" "$base_dir" "$root" |
-    while IFS= read -r name; do
-      gha_command warning "aic-token-hygiene: this change edits the scan settings in $name; $effect" "$name"
-    done
+  if ! names="$("${HYGIENE_PYTHON:-python3}" "$ACTION_DIR/settings_changed.py" "$base_dir" "$root" 2>/dev/null)"; then
+    gha_command warning "aic-token-hygiene: could not compare the scan settings with the base revision's; $effect"
+    return 0
+  fi
+  for name in $names; do
+    gha_command warning "aic-token-hygiene: this change edits the scan settings in $name; $effect" "$name"
+  done
+}
+
+# warn_inline_markers BASE: a change can also hide a leak behind an allowlist marker on the
+# leaking line (hygiene.detection.ALLOW_MARKERS). The marker is the scanner's contract, so
+# the action cannot take it back; it says so, with the number of added lines holding one.
+warn_inline_markers() {
+  local count
+  count="$(git diff --no-color --no-ext-diff --no-textconv --text -U0 "$1" 2>/dev/null |
+    grep -a '^+' | grep -av '^+++ ' |
+    grep -acF -e 'pragma: allowlist secret' -e 'hygiene: allow' || true)"
+  if [ -n "$count" ] && [ "$count" != 0 ]; then
+    gha_command warning "aic-token-hygiene: this change adds $count line(s) holding an inline allowlist marker (pragma: allowlist secret, hygiene: allow): a secret on such a line is not reported"
+  fi
 }
 
 config_args() {
@@ -88,6 +104,7 @@ config_args() {
   if [ -n "$base" ] && have_commit "$base"; then
     copy_settings "$base" "$base_dir"
     warn_settings_changed "$base_dir" "$mode"
+    warn_inline_markers "$base"
   else
     base=""
     if [ "$mode" = base ]; then

@@ -309,6 +309,22 @@ def test_a_pull_request_cannot_baseline_its_own_leak(
         assert any("edits the baseline" in c for c in acted)
 
 
+def test_a_pull_request_hiding_a_leak_behind_a_marker_is_warned(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    _base(git_repo, {"old.py": "# pragma: allowlist secret (a reviewed line)\n"})
+    base = _head(git_repo)
+    (git_repo / "a.py").write_text(f"T = '{guard.pat()}'  # pragma: allowlist secret\n")
+    (git_repo / "b.py").write_text(f"U = '{guard.pat()}'  # hygiene: allow\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "the pull request", "--no-verify")
+    run = run_action(git_repo, tmp_path / "runner", guard, pull_request=(base, _head(git_repo)))
+    acted = assert_commands_are_the_scripts(run)
+    assert any("adds 2 line(s) holding an inline allowlist marker" in c for c in acted), acted
+    quiet = run_action(git_repo, tmp_path / "r2", guard, pull_request=(_head(git_repo),) * 2)
+    assert not any("allowlist marker" in c for c in assert_commands_are_the_scripts(quiet))
+
+
 def test_config_head_and_none_on_a_pull_request(
     git_repo: Path, tmp_path: Path, guard: SecretGuard
 ) -> None:
