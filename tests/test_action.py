@@ -316,7 +316,7 @@ def test_a_scan_error_fails_the_scan_step(
 def test_action_is_composite_and_uploads_through_codeql_action() -> None:
     assert ACTION["runs"]["using"] == "composite"
     [upload] = [s for s in STEPS if "uses" in s]
-    assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
+    assert re.fullmatch(r"github/codeql-action/upload-sarif@[0-9a-f]{40}", upload["uses"])
     assert "always()" in upload["if"]
     install = (REPO_ROOT / "action" / "install.sh").read_text()
     assert (
