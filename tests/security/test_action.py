@@ -155,6 +155,18 @@ def test_paths_that_look_like_options_are_scanned_as_files(
     assert_commands_are_the_scripts(run)
 
 
+@pytest.mark.parametrize("mode", ["all-files", "history", "staged"])
+def test_names_that_look_like_options_in_git_are_scanned(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard, mode: str
+) -> None:
+    _commit(git_repo, "README", "base\n", "base")
+    _leaky_repo(git_repo, guard, OPTION_NAMES, commit=mode != "staged")
+    run = run_action(git_repo, tmp_path / "runner", guard, mode=mode, format="json")
+    report = json.loads((git_repo / "aic-token-hygiene.sarif").read_text())
+    assert sorted(Path(f["path"]).name for f in report["findings"]) == sorted(OPTION_NAMES)
+    assert_commands_are_the_scripts(run)
+
+
 def test_a_paths_line_with_blanks_names_the_file_that_exists(
     git_repo: Path, tmp_path: Path, guard: SecretGuard
 ) -> None:
