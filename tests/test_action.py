@@ -15,6 +15,14 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from packaging.markers import Marker
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - the 3.10 backport has the same API
+    import tomli as tomllib
 
 from tests.helpers import REPO_ROOT, SARIF_SCHEMA, SCRIPTS_DIR, SecretGuard, console_script, git
 
@@ -38,6 +46,46 @@ class Run:
         return any(status != 0 for status in self.statuses.values())
 
 
+# How the runner reads a step's output: lines end at CR, LF or CRLF (.NET's ReadLine); a
+# line is a command when, less its leading blanks, it starts with `::` (or holds the legacy
+# `##[`); `::stop-commands::TOKEN` turns every command off until a line `::TOKEN::`.
+LINE_END = re.compile(r"\r\n|\r|\n")
+SCRIPT_COMMAND = re.compile(
+    r"::stop-commands::[0-9a-f]{32}"
+    r"|::(warning|error)( file=[^:,\s]+)?::aic-token-hygiene: [^\r\n]+"
+)
+
+
+def workflow_commands(log: bytes) -> list[str]:
+    """The lines of ``log`` the runner would act on as workflow commands, in order."""
+    acted: list[str] = []
+    stop_token: str | None = None
+    for line in LINE_END.split(log.decode("utf-8", "replace")):
+        text = line.lstrip()
+        if not text.startswith("::") and "##[" not in line:
+            continue
+        name = text[2:].split("::", 1)[0].split(" ", 1)[0] if text.startswith("::") else ""
+        if stop_token is not None:
+            if name and name.lower() == stop_token.lower():
+                stop_token = None
+            continue
+        acted.append(line)
+        if name == "stop-commands":
+            stop_token = text.split("::", 2)[2]
+    assert stop_token is None, "the step ended with workflow commands turned off"
+    return acted
+
+
+def assert_commands_are_the_scripts(run: Run) -> list[str]:
+    """Every workflow command of every step is one the action's scripts write (none comes
+    from scanned content); returns them."""
+    acted = [c for log in run.logs for c in workflow_commands(log)]
+    for command in acted:
+        assert SCRIPT_COMMAND.fullmatch(command), command
+        assert "HOSTILE" not in command, command
+    return acted
+
+
 def _lookup(expr: str, context: dict[str, Any]) -> str:
     value: Any = context
     for part in expr.split("."):
@@ -58,6 +106,30 @@ def _fake_venv(temp: Path) -> None:
         (bin_dir / name).chmod(0o755)
 
 
+def read_outputs(text: str) -> dict[str, str]:
+    """A ``$GITHUB_OUTPUT`` file read as the runner reads it: ``name=value`` lines and the
+    ``name<<DELIMITER`` form for multi-line values."""
+    outputs: dict[str, str] = {}
+    lines = iter(text.split("\n"))
+    for line in lines:
+        if not line:
+            continue
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            value = []
+            for inner in lines:
+                if inner == delimiter:
+                    break
+                value.append(inner)
+            else:
+                raise AssertionError(f"output {name}: no closing delimiter")
+            outputs[name] = "\n".join(value)
+        else:
+            name, value_ = line.split("=", 1)
+            outputs[name] = value_
+    return outputs
+
+
 def run_action(
     repo: Path,
     temp: Path,
@@ -65,16 +137,22 @@ def run_action(
     *,
     install: bool = False,
     before: str = "",
+    pull_request: tuple[str, str] | None = None,
     **inputs: str,
 ) -> Run:
     """Run the action's steps in ``repo`` with ``inputs`` (names with ``_`` for ``-``), as
-    for a push whose previous head was ``before``."""
+    for a push whose previous head was ``before``, or for a pull request from base to head
+    commit (``pull_request``)."""
     given = {k.replace("_", "-"): v for k, v in inputs.items()}
     unknown = set(given) - set(ACTION["inputs"])
     assert not unknown, unknown
     defaults = {name: spec.get("default", "") for name, spec in ACTION["inputs"].items()}
     github: dict[str, Any] = {"action_path": str(REPO_ROOT), "event_name": "push"}
     github.update(sha=_head(repo), event={"before": before})
+    if pull_request is not None:
+        base, head = pull_request
+        github.update(event_name="pull_request")
+        github["event"] = {"pull_request": {"base": {"sha": base}, "head": {"sha": head}}}
     context: dict[str, Any] = {
         "inputs": {**defaults, **given},
         "github": github,
@@ -97,7 +175,7 @@ def run_action(
             continue
         output_file = temp / f"output-{index}"
         output_file.touch()
-        env = {"PATH": path, "HOME": os.environ.get("HOME", str(temp))}
+        env = {"PATH": path, "HOME": os.environ.get("HOME", str(temp)), "RUNNER_TEMP": str(temp)}
         env.update({k: _substitute(str(v), context) for k, v in step.get("env", {}).items()})
         env["GITHUB_OUTPUT"] = str(output_file)
         proc = subprocess.run(
@@ -111,7 +189,7 @@ def run_action(
         guard.capture(proc.stdout, proc.stderr)
         run.logs.append(proc.stdout + proc.stderr)
         run.statuses[step["name"]] = proc.returncode
-        outputs = dict(line.split("=", 1) for line in output_file.read_text().splitlines())
+        outputs = read_outputs(output_file.read_bytes().decode())
         if "id" in step:
             context["steps"][step["id"]] = {"outputs": outputs}
             run.outputs[step["id"]] = outputs
@@ -238,13 +316,81 @@ def test_a_scan_error_fails_the_scan_step(
 def test_action_is_composite_and_uploads_through_codeql_action() -> None:
     assert ACTION["runs"]["using"] == "composite"
     [upload] = [s for s in STEPS if "uses" in s]
-    assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
+    assert re.fullmatch(r"github/codeql-action/upload-sarif@[0-9a-f]{40}", upload["uses"])
     assert "always()" in upload["if"]
     install = (REPO_ROOT / "action" / "install.sh").read_text()
-    assert 'pip install --quiet --disable-pip-version-check "$ACTION_PATH"' in install
+    assert (
+        '--require-hashes --only-binary=:all: -r "$ACTION_PATH/action/requirements.txt"' in install
+    )
+    assert 'install --no-deps --no-build-isolation --no-index "$ACTION_PATH"' in install
     assert STEPS[0]["env"]["ACTION_PATH"] == "${{ github.action_path }}"
-    for name in ("mode", "paths", "since", "format", "upload-sarif", "fail-on-findings"):
+    for name in ("mode", "paths", "since", "format", "upload-sarif", "fail-on-findings", "config"):
         assert name in ACTION["inputs"]
+
+
+REQUIREMENTS = REPO_ROOT / "action" / "requirements.txt"
+
+
+def _pins() -> dict[str, tuple[str, str, list[str]]]:
+    """action/requirements.txt: name -> (version, marker, hashes)."""
+    pins = {}
+    text = REQUIREMENTS.read_text().replace("\\\n", " ")
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        requirement, *hashes = line.split("--hash=")
+        req = Requirement(requirement.strip())
+        [spec] = req.specifier
+        assert spec.operator == "==", line
+        pins[canonicalize_name(req.name)] = (spec.version, str(req.marker or ""), hashes)
+    return pins
+
+
+def test_every_runtime_dependency_is_pinned_with_hashes() -> None:
+    pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())
+    pins = _pins()
+    wanted = [Requirement(r) for r in pyproject["project"]["dependencies"]]
+    wanted += [Requirement(r) for r in pyproject["build-system"]["requires"]]
+    for req in wanted:
+        version, marker, _ = pins[canonicalize_name(req.name)]
+        assert req.specifier.contains(version), (req, version)
+        assert marker == str(req.marker or ""), req  # installed where pyproject.toml asks
+    for name, (_, _, hashes) in pins.items():
+        assert hashes, name
+        assert all(re.fullmatch(r"sha256:[0-9a-f]{64}", h.strip()) for h in hashes), name
+    # Every wheel and sdist of the pinned version, for the runners' platforms: hyperscan
+    # (compiled) has one file per CPython and machine at least.
+    assert len(pins["hyperscan"][2]) >= 8
+
+
+@pytest.mark.slow
+def test_the_pinned_requirements_install_into_a_fresh_venv(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    # This machine's pip configuration (local indexes and wheels) left out: PyPI's files.
+    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
+    env = {k: v for k, v in env.items() if k not in ("PIP_FIND_LINKS", "PYTHONPATH")}
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "--disable-pip-version-check"]
+    install = [*pip, "install", "--quiet", "--require-hashes", "--only-binary=:all:"]
+    subprocess.run([*install, "-r", str(REQUIREMENTS)], check=True, env=env, timeout=900)
+    frozen = subprocess.run(
+        [*pip, "freeze", "--all"], check=True, env=env, capture_output=True, timeout=300
+    ).stdout.decode()
+    installed = {
+        canonicalize_name(name): version
+        for name, version in (line.split("==") for line in frozen.split() if "==" in line)
+    }
+    for name, (version, marker, _) in _pins().items():
+        if not marker or Marker(marker).evaluate():
+            assert installed.get(name) == version, name
+    # A requirement that is not hashed is refused: nothing unpinned gets in.
+    loose = tmp_path / "loose.txt"
+    loose.write_text(REQUIREMENTS.read_text() + "six\n")
+    refused = subprocess.run(
+        [*install, "-r", str(loose)], env=env, capture_output=True, timeout=900, check=False
+    )
+    assert refused.returncode != 0
+    assert b"hash" in refused.stderr.lower()
 
 
 @pytest.mark.slow
