@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "install-hooks": "hygiene.commands.install_hooks:command",
     "watch": "hygiene.commands.watch:command",
     "rules": "hygiene.commands.rules:group",
+    "inventory": "hygiene.commands.inventory:group",
 }
 
 # How the fields that domain errors name (``{since}``) are spelled on the command line.

@@ -6,12 +6,14 @@ Order, and why:
 2. Log in and pick the organization. A stop request (Ctrl-C) up to here creates nothing.
 3. Create the PAT. From the moment the request leaves, the run is shielded: the answer holds
    a live token's value, shown only this once.
-4. Record it (token id, organization, fingerprints; never the value): a local transaction of a
-   few milliseconds, done first because a value shown but not recorded could never be traced
-   back to its id when it leaks, while a value recorded but never shown is still revocable.
-   Whatever happens to that write, ``show_value`` is called right after it, once.
-5. Log out, bounded in time. A failed logout (or record) is reported after the value, never
-   instead of it.
+4. Record it (token id, organization, fingerprints; never the value), before the value is
+   shown: a value shown but not recorded could never be traced back to its id when it leaks.
+   Where the inventory fails at that moment (a shared database gone away), the record goes to
+   the ``fallback`` inventory (the local file) and the run says so; where no inventory takes
+   it, the value is never shown and the token is revoked at once: nobody has seen it, so
+   nothing is lost. Otherwise ``show_value`` is called right after the record, once.
+5. Log out, bounded in time. A failed logout (or a record in the fallback) is reported after
+   the value, never instead of it.
 """
 
 from __future__ import annotations
@@ -19,12 +21,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
-from hygiene.api.client import ControlPlaneClient
+from hygiene.api.client import ControlPlaneClient, CreatedPat
 from hygiene.api.config import Config
 from hygiene.errors import HygieneError, one_line
-from hygiene.inventory import open_inventory
+from hygiene.inventory import Inventory, Location, open_inventory
 from hygiene.revoke.flow import MakeClient, close_bounded
 from hygiene.stopping import StopRequest
 
@@ -40,14 +41,16 @@ class Minted:
     record_error: str | None = None  # the token exists but the inventory does not know it
     logout_error: str | None = None
     signum: int | None = None  # a stop request arrived while the token was being created
+    shown: bool = True  # False: no inventory took the record, so the value was withheld
 
 
 def create_token(
     config: Config,
-    inventory_path: Path,
+    inventory_path: Location,
     request: tuple[str, Sequence[str], int],
     *,
     show_value: Callable[[str], None],
+    fallback: Location | None = None,
     stop: StopRequest | None = None,
     make_client: MakeClient = ControlPlaneClient,
 ) -> Minted:
@@ -62,23 +65,13 @@ def create_token(
             stop.check()
             with stop.shield():
                 created = client.create_pat(name, list(scopes), days)
-                record_error = None
-                try:
-                    inventory.add(
-                        created.token_id,
-                        created.value,
-                        name=name,
-                        scopes=created.scopes,
-                        expires_at=created.expires_at,
-                        org_id=org,
-                    )
-                except (HygieneError, sqlite3.Error) as exc:
-                    record_error = (
-                        f"inventory: {created.token_id} was created but could not be recorded "
-                        f"({one_line(str(exc))}); record it with `hygiene tokens register`"
-                    )
-                finally:
+                record = _Record(created, name, org)
+                record_error = record.into(inventory, fallback)
+                if record.kept:
                     show_value(created.value)
+                else:
+                    why = record_error or "inventory: no record"
+                    record_error = why + _revoked_unseen(client, created.token_id, org)
         except BaseException:
             close_bounded(client, quiet=True)
             raise
@@ -92,7 +85,53 @@ def create_token(
         record_error,
         logout_error,
         stop.signum,
+        shown=record.kept,
     )
+
+
+class _Record:
+    """Recording a new token: in the inventory, else in the fallback; ``kept`` when either
+    took it."""
+
+    def __init__(self, created: CreatedPat, name: str, org: str | None) -> None:
+        self.created, self.name, self.org = created, name, org
+        self.kept = False
+
+    def _add(self, inventory: Inventory) -> None:
+        c = self.created
+        inventory.add(
+            c.token_id, c.value, name=self.name, scopes=c.scopes, expires_at=c.expires_at,
+            org_id=self.org,
+        )  # fmt: skip
+        self.kept = True
+
+    def into(self, inventory: Inventory, fallback: Location | None) -> str | None:
+        """Record it; the error to report (after the value) when the fallback took it."""
+        try:
+            self._add(inventory)
+            return None
+        except (HygieneError, sqlite3.Error) as exc:
+            reason = f"{self.created.token_id} could not be recorded ({one_line(str(exc))})"
+        if fallback is None:
+            return f"inventory: {reason}"
+        try:
+            with open_inventory(fallback) as local:
+                self._add(local)
+        except (HygieneError, sqlite3.Error) as exc:
+            return f"inventory: {reason}, nor in {fallback} ({one_line(str(exc))})"
+        return (
+            f"inventory: {reason}; recorded in {fallback} instead: move it into the shared "
+            "inventory with `hygiene tokens export` and `hygiene tokens import`"
+        )
+
+
+def _revoked_unseen(client: ControlPlaneClient, token_id: str, org: str | None) -> str:
+    """Revoke a token whose value no inventory took and nobody has seen."""
+    try:
+        client.revoke_pat(token_id, org=org)
+    except HygieneError as exc:
+        return f"; revoking it failed too ({one_line(str(exc))}): its value was never shown"
+    return "; its value was never shown, and it is revoked"
 
 
 __all__ = ["Minted", "create_token"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import secrets
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -49,3 +51,59 @@ def git_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "commit.gpgsign", "false")
     return repo
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """A real PostgreSQL server on loopback: (superuser URL without password, password).
+
+    ``.ci/run`` starts one (tests/pgcluster.py) and names it in ``HYGIENE_TEST_POSTGRES_URL``;
+    elsewhere one is started here where PostgreSQL is installed. Under CI a missing server
+    fails the run: no PostgreSQL test is skipped there.
+    """
+    from tests import pgcluster
+
+    url, folder = os.environ.get("HYGIENE_TEST_POSTGRES_URL"), None
+    if url:
+        password = (Path(os.environ["HYGIENE_TEST_POSTGRES_DIR"]) / "password").read_text()
+    else:
+        try:
+            import psycopg  # noqa: F401 - only to know the driver is there
+
+            folder, url = pgcluster.start()
+        except (ImportError, RuntimeError, OSError, subprocess.CalledProcessError) as exc:
+            if os.environ.get("CI"):
+                raise
+            pytest.skip(f"no PostgreSQL here ({exc})")
+        password = (folder / "password").read_text()
+    pgcluster.wait_ready(url, password)
+    yield url, password
+    if folder is not None:
+        pgcluster.stop(folder)
+
+
+@pytest.fixture
+def postgres_url(
+    postgres_server: tuple[str, str], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[str]:
+    """A fresh, empty database on the test server; its password is in ``PGPASSWORD`` (as a team
+    would set it), never in the URL."""
+    import psycopg
+
+    admin, password = postgres_server
+    name = "inv_" + secrets.token_hex(6)
+    with psycopg.connect(admin, password=password, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name}")
+    monkeypatch.setenv("PGPASSWORD", password)
+    yield admin.rsplit("/", 1)[0] + "/" + name
+    with psycopg.connect(admin, password=password, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def inventory_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where an inventory lives, once per store: a SQLite file, then a PostgreSQL URL (the
+    value users put in ``HYGIENE_INVENTORY``)."""
+    if request.param == "sqlite":
+        return str(tmp_path / "inventory.sqlite3")
+    return str(request.getfixturevalue("postgres_url"))

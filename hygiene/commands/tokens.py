@@ -13,11 +13,12 @@ import click
 
 from hygiene.api.client import check_days
 from hygiene.api.config import load_config, tty_prompt
+from hygiene.commands.inventory import export_command, import_command
 from hygiene.commands.signals import trapped
 from hygiene.commands.terminal import can_prompt
 from hygiene.detection import AIC_PAT, PAT_PREFIX, find_secrets
 from hygiene.errors import EXIT_ERROR, EXIT_OK, InputError, one_line
-from hygiene.inventory import Entry, default_path, open_inventory
+from hygiene.inventory import Entry, default_location, open_inventory
 from hygiene.minting import create_token
 from hygiene.testing.state import SCOPES
 
@@ -30,9 +31,10 @@ def group() -> None:
 
     The service and who you are come from the environment only: AIC_BASE_URL, AIC_EMAIL and
     AIC_PASSWORD (asked without echo on a terminal when unset) or AIC_TOKEN, and AIC_ORG_ID
-    (default: your active organization). The inventory is the file HYGIENE_INVENTORY names
-    (default: aic-token-hygiene/inventory.sqlite3 in the user's data folder,
-    ~/.local/share on Linux); it holds fingerprints, never a token.
+    (default: your active organization). The inventory is where HYGIENE_INVENTORY points: a
+    SQLite file (default: aic-token-hygiene/inventory.sqlite3 in the user's data folder,
+    ~/.local/share on Linux) or a team's postgresql:// URL (password from PGPASSWORD or
+    ~/.pgpass); it holds fingerprints, never a token.
     """
 
 
@@ -57,17 +59,25 @@ def create(name: str, scopes: tuple[str, ...], days: int) -> int:
     """
     check_days(days)
     config = load_config(os.environ, prompt=tty_prompt(can_prompt()))
-    path = default_path(os.environ)
+    location = default_location(os.environ)
+    # A shared inventory that fails at the moment of recording: the local file takes the
+    # record (and the run says so) rather than a value being shown that no inventory knows.
+    local = default_location({k: v for k, v in os.environ.items() if k != "HYGIENE_INVENTORY"})
+    fallback = local if location.is_postgres else None
 
     def show_value(value: str) -> None:
         click.echo(value)
         sys.stdout.flush()
 
+    request = (name, scopes, days)
     with trapped(PROG_CREATE) as stop:
-        minted = create_token(config, path, (name, scopes, days), show_value=show_value, stop=stop)
+        minted = create_token(
+            config, location, request, show_value=show_value, fallback=fallback, stop=stop
+        )
+    shown = "the value above is shown only this once" if minted.shown else "no value shown"
     click.echo(
         f"created {minted.token_id} ({name}) in {minted.org_id}, expires {minted.expires_at}; "
-        "the value above is shown only this once",
+        + shown,
         err=True,
     )
     status = EXIT_OK
@@ -117,7 +127,7 @@ def register(
             raise InputError(f"--expires: not an ISO 8601 date: {expires!r}") from None
         expires_at = (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).isoformat()
     value = _read_value(sys.stdin)
-    with open_inventory(default_path(os.environ)) as inventory:
+    with open_inventory(default_location(os.environ)) as inventory:
         entry = inventory.add(
             token_id,
             value,
@@ -175,15 +185,22 @@ def _table(rows: list[tuple[str, ...]]) -> str:
     "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
 )
 def list_(fmt: str) -> int:
-    """List the inventory: expiry, state (active, expired, revoked), near-expiry flag."""
-    path = default_path(os.environ)
-    with open_inventory(path, create=False) as inventory:
+    """List the inventory (where it lives on stderr): expiry, state, near-expiry flag."""
+    location = default_location(os.environ)
+    with open_inventory(location, create=False) as inventory:
         entries = inventory.entries()
     now = datetime.now(timezone.utc)
     if fmt == "json":
-        click.echo(json.dumps({"tokens": [_as_json(e, now) for e in entries]}, indent=2))
-    elif entries:
+        doc = {"inventory": location.display, "tokens": [_as_json(e, now) for e in entries]}
+        click.echo(json.dumps(doc, indent=2))
+        return EXIT_OK
+    click.echo(f"inventory: {location}", err=True)
+    if entries:
         click.echo(_table([_as_row(e, now) for e in entries]))
     else:
-        click.echo(f"no tokens in {path}", err=True)
+        click.echo(f"no tokens in {location}", err=True)
     return EXIT_OK
+
+
+group.add_command(export_command)
+group.add_command(import_command)

@@ -62,9 +62,9 @@ def _stopped_by_signals(stop: threading.Event) -> Iterator[None]:
 
 def _responder() -> Responder:
     from hygiene.api.config import load_config
-    from hygiene.inventory import default_path
+    from hygiene.inventory import default_location
 
-    responder = Responder(load_config(os.environ), default_path(os.environ))
+    responder = Responder(load_config(os.environ), default_location(os.environ))
     try:
         responder.check()
     except ApiError as exc:

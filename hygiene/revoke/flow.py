@@ -20,7 +20,7 @@ from hygiene.api.config import (
 )
 from hygiene.errors import HygieneError, InputError, UsageError, one_line
 from hygiene.inventory import REVOKED as STATE_REVOKED
-from hygiene.inventory import Inventory, default_path, open_inventory
+from hygiene.inventory import Inventory, Location, default_location, open_inventory
 from hygiene.progress import ShowItems, ShowScan, no_items, no_scan
 from hygiene.revoke.inputs import Leak, check_token_id, load_report, parse_ids
 from hygiene.revoke.plan import (
@@ -139,7 +139,7 @@ def close_bounded(client: ControlPlaneClient, *, quiet: bool = False) -> str | N
 
 
 def _revoke(
-    plan: Plan, config: Config, talk: Interaction, make_client: MakeClient, inventory_path: Path
+    plan: Plan, config: Config, talk: Interaction, make_client: MakeClient, inventory_path: Location
 ) -> Outcome:
     outcome = Outcome()
     with open_inventory(inventory_path, create=False) as inventory:
@@ -204,7 +204,7 @@ def _collect(
             scanned = scan_paths(opts.scan, stdin, counts)
     else:
         scanned = Scanned()
-    with open_inventory(default_path(env), create=False) as inventory:
+    with open_inventory(default_location(env), create=False) as inventory:
         return make_plan([*leaks, *scanned.pats], ids, inventory), scanned
 
 
@@ -249,7 +249,7 @@ def revoke_leaked(
     with talk.stop.shield():
         outcome = Outcome(errors=list(scanned.errors))
         if config is not None:
-            done = _revoke(plan, config, talk, make_client, default_path(env))
+            done = _revoke(plan, config, talk, make_client, default_location(env))
             outcome.results, outcome.logout_error = done.results, done.logout_error
             outcome.errors += done.errors
         if sessions:

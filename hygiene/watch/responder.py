@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from pathlib import Path
 
 import httpx
 
@@ -21,7 +20,7 @@ from hygiene.api.config import Config
 from hygiene.detection import AIC_PAT, Secret
 from hygiene.errors import AuthFailed
 from hygiene.inventory import REVOKED as STATE_REVOKED
-from hygiene.inventory import open_inventory
+from hygiene.inventory import Location, open_inventory
 from hygiene.revoke.plan import FAILED, NOT_FOUND, REVOKED, UNRESOLVED, Result, Target
 from hygiene.revoke.run import revoke_one
 from hygiene.revoke.sessions import SessionTarget, log_out_one
@@ -33,7 +32,7 @@ class Responder:
     """Revokes leaked PATs and logs leaked sessions out at the configured service."""
 
     def __init__(
-        self, config: Config, inventory: Path, make_client: MakeClient = ControlPlaneClient
+        self, config: Config, inventory: Location, make_client: MakeClient = ControlPlaneClient
     ) -> None:
         self._inventory = inventory
         self._client = make_client(config)

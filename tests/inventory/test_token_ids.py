@@ -76,7 +76,7 @@ def test_broken_rows_are_input_errors_naming_the_row(
         inventory.add("tok_a", guard.pat(), name="a", scopes=["s"], expires_at=None)
         inventory.add("tok_b", guard.pat(), name="b", scopes=["s"], expires_at=None)
     db = sqlite3.connect(path)
-    db.execute(f"UPDATE tokens SET {column} = ? WHERE token_id = 'tok_b'", (value,))  # noqa: S608
+    db.execute(f"UPDATE tokens SET {column} = ? WHERE token_id = 'tok_b'", (value,))
     db.commit()
     db.close()
     with (

@@ -1,0 +1,99 @@
+"""``hygiene inventory migrate``, ``hygiene tokens export`` and ``hygiene tokens import``:
+the inventory's schema, and moving records between stores (JSON lines, never a value)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterator
+from typing import IO
+
+import click
+
+from hygiene.errors import EXIT_OK, InputError
+from hygiene.inventory import (
+    LATEST,
+    Entry,
+    default_location,
+    entry_from_record,
+    export_lines,
+    open_inventory,
+)
+
+# An import file larger than this is refused before it is read (a line is about 400 bytes:
+# this is some 600,000 tokens).
+MAX_IMPORT_BYTES = 256 * 1024 * 1024
+
+
+@click.group(name="inventory")
+def group() -> None:
+    """The token inventory's store (HYGIENE_INVENTORY: a SQLite file or a postgresql:// URL)."""
+
+
+@group.command(name="migrate")
+def migrate_command() -> int:
+    """Upgrade the inventory's schema to this release's (run it as the database's owner)."""
+    location = default_location(os.environ)
+    with open_inventory(location, upgrade=False, create=True) as inventory:
+        before, _ = inventory.upgrade()
+    click.echo(
+        f"inventory {location}: schema version {before} -> {LATEST}"
+        if before < LATEST
+        else f"inventory {location}: schema version {LATEST}, nothing to do",
+        err=True,
+    )
+    return EXIT_OK
+
+
+@click.command(name="export")
+def export_command() -> int:
+    """Print every record as JSON lines (fingerprints, ids, names; never a value)."""
+    location = default_location(os.environ)
+    with open_inventory(location, create=False) as inventory:
+        entries = inventory.entries()
+    for line in export_lines(entries):
+        click.echo(line)
+    click.echo(f"exported {len(entries)} record(s) from {location}", err=True)
+    return EXIT_OK
+
+
+@click.command(name="import")
+@click.argument("source", type=click.File("rb"), metavar="FILE|-")
+def import_command(source: IO[bytes]) -> int:
+    """Merge records that `tokens export` wrote into this inventory, in one transaction.
+
+    A record replaces one already here only when it is newer, and a token recorded here as
+    revoked never comes back as active. Nothing is written unless every line is valid.
+    """
+    entries = list(_read_records(source))
+    location = default_location(os.environ)
+    with open_inventory(location) as inventory:
+        added, updated = inventory.import_entries(entries)
+    click.echo(
+        f"imported into {location}: {added} added, {updated} updated, "
+        f"{len(entries) - added - updated} unchanged",
+        err=True,
+    )
+    return EXIT_OK
+
+
+def _read_records(source: IO[bytes]) -> Iterator[Entry]:
+    name = "standard input" if source is sys.stdin.buffer else getattr(source, "name", "FILE")
+    data = source.read(MAX_IMPORT_BYTES + 1)
+    if len(data) > MAX_IMPORT_BYTES:
+        raise InputError(f"{name}: larger than {MAX_IMPORT_BYTES // 2**20} MiB; split it")
+    for number, raw in enumerate(data.splitlines(), 1):
+        if not raw.strip():
+            continue
+        where = f"{name} line {number}"
+        try:
+            record = json.loads(raw)
+        except (UnicodeDecodeError, ValueError):
+            raise InputError(
+                f"{where}: not a JSON object (tokens export writes one a line)"
+            ) from None
+        yield entry_from_record(record, where)
+
+
+__all__ = ["export_command", "group", "import_command"]

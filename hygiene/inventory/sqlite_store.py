@@ -1,0 +1,86 @@
+"""The SQLite store: one local file, the zero-setup default.
+
+Every change is one transaction taken with ``BEGIN IMMEDIATE`` and a busy timeout, so writes
+are atomic and two processes at once wait for each other instead of corrupting the file. The
+schema version is SQLite's own ``user_version``.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from hygiene.errors import InputError
+from hygiene.inventory.backend import Row
+
+TABLES = frozenset({"tokens", "claims"})
+
+
+class SqliteBackend:
+    """An open inventory file."""
+
+    kind = "sqlite"
+
+    def __init__(self, path: Path, *, create: bool) -> None:
+        self.display = str(path)
+        self.path = path
+        try:
+            self._db = _connect(path) if create or path.exists() else _in_memory()
+        except (OSError, sqlite3.Error) as exc:
+            raise InputError(f"cannot open token inventory {path}: {exc}") from None
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return [tuple(r) for r in self._db.execute(sql, tuple(params))]
+
+    def execute_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> int:
+        return self._db.executemany(sql, [tuple(r) for r in rows]).rowcount
+
+    def schema_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def set_schema_version(self, version: int) -> None:
+        self._db.execute(f"PRAGMA user_version = {int(version)}")
+
+    def foreign_tables(self) -> set[str]:
+        names = {
+            r[0] for r in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        return names - TABLES
+
+    def close(self) -> None:
+        self._db.close()
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fresh = not path.exists()
+    db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+    if fresh:
+        os.chmod(path, 0o600)
+    return db
+
+
+def _in_memory() -> sqlite3.Connection:
+    # A reader of a missing file sees an empty inventory, and nothing appears on disk.
+    return sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+
+
+# What the store's own errors are, for open_inventory to turn into one-line messages.
+ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
+
+__all__ = ["ERRORS", "TABLES", "SqliteBackend"]
