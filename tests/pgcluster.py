@@ -49,9 +49,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start() -> tuple[Path, str]:
+def start(*, durable: bool = False) -> tuple[Path, str]:
     """Create and start a cluster in a new folder of the system's temp folder (its owner must
-    reach it); return the folder and the URL (no password in it: see ``folder/password``)."""
+    reach it); return the folder and the URL (no password in it: see ``folder/password``).
+    ``durable``: fsync on, as a production server runs (the tests run without it)."""
     bins = bindir()
     if bins is None:
         raise RuntimeError("PostgreSQL is not installed (apt-get install postgresql)")
@@ -72,7 +73,8 @@ def start() -> tuple[Path, str]:
     )  # fmt: skip
     pwfile.unlink()
     port = _free_port()
-    options = f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={sockets} -c fsync=off -c max_connections=200"
+    options = f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={sockets} -c fsync={'on' if durable else 'off'} -c max_connections=200"
+    (root / "options").write_text(options)
     subprocess.run(
         [*prefix, str(bins / "pg_ctl"), "-D", str(data), "-o", options, "-l", str(root / "log"),
          "-w", "-t", "60", "start"],
@@ -98,9 +100,7 @@ def stop_server(root: Path) -> None:
 
 def start_server(root: Path) -> None:
     """Start a stopped server again, on its port."""
-    port = (root / "port").read_text()
-    sockets = root / "sockets"
-    options = f"-c listen_addresses=127.0.0.1 -c port={port} -c unix_socket_directories={sockets} -c fsync=off -c max_connections=200"
+    options = (root / "options").read_text()
     _pg_ctl(root, "-o", options, "-l", str(root / "log"), "-w", "-t", "60", "start")
 
 
