@@ -151,7 +151,36 @@ def project_settings(config: str | None, no_config: bool) -> Settings:
     return load_settings(path) if path else Settings()
 
 
-@click.command()
+class ScanCommand(click.Command):
+    """``hygiene scan``, where ``--`` ends the options: every argument after it is a path, and
+    a ``-`` there is a file named ``-`` (pre-commit passes file names after ``--``; standard
+    input is ``-`` before it only)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, literal_paths(args, self._valued_options()))
+
+    def _valued_options(self) -> frozenset[str]:
+        return frozenset(
+            name
+            for param in self.params
+            if isinstance(param, click.Option) and not param.is_flag
+            for name in param.opts
+        )
+
+
+def literal_paths(args: list[str], valued: frozenset[str]) -> list[str]:
+    """``args`` with a ``-`` after the ``--`` that ends the options written ``./-`` (the
+    file); a ``--`` that is the value of an option in ``valued`` ends nothing."""
+    i = 0
+    while i < len(args):
+        if args[i] == "--":
+            rest = [os.path.join(os.curdir, a) if a == STDIN else a for a in args[i + 1 :]]
+            return [*args[: i + 1], *rest]
+        i += 2 if args[i] in valued else 1
+    return args
+
+
+@click.command(cls=ScanCommand)
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--staged", is_flag=True, help="Scan the staged content (the git index).")
 @click.option("--all-files", is_flag=True, help="Scan every file `git ls-files` lists.")
@@ -190,7 +219,8 @@ def command(
     """Find leaked pat_AIC_ tokens and bearer credentials in files or git.
 
     PATH is a file or a folder (scanned recursively, .git/ skipped), or - for standard
-    input; without PATH and without --staged, --all-files or --history, the current folder.
+    input (after --, which ends the options, every argument is a path: - is then a file
+    named -); without PATH and without --staged, --all-files or --history, the current folder.
     Files are read as bytes, whatever their size or encoding: *.gz, *.bz2 and *.xz are read
     decompressed, zip-family and tar archives member by member, base64 and UTF-16 text
     decoded. Findings show masked forms and fingerprints, never a token.
