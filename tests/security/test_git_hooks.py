@@ -93,7 +93,7 @@ def test_the_hook_entry_scans_a_file_named_like_an_option(
     (git_repo / "clean.py").write_text("x = 1\n")
     git(git_repo, "add", "clean.py")
     proc = subprocess.run(
-        [*_entry(hook), "clean.py", name],
+        [*_entry(hook), *sorted([name, "clean.py"])],  # in git's order, as pre-commit passes
         cwd=git_repo,
         capture_output=True,
         stdin=subprocess.DEVNULL,
