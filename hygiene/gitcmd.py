@@ -55,6 +55,11 @@ NEUTRAL_CONFIG: tuple[tuple[str, str], ...] = (
     ("diff.relative", "false"),  # would show only the current folder's changes
     ("log.showRoot", "true"),  # "false" hides the first commit's diff
     ("i18n.logOutputEncoding", "UTF-8"),  # another encoding would re-encode messages
+    # Files git would open on its own: a FIFO there would hang the scan.
+    ("diff.orderFile", os.devnull),
+    ("log.mailmap", "false"),  # a .mailmap in the work tree is read by every `git log`
+    ("mailmap.file", os.devnull),
+    ("mailmap.blob", ""),
 )
 
 # Options before the subcommand: no pager, no replace objects, no index refresh written back.

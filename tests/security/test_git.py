@@ -269,6 +269,19 @@ def test_colour_always_bends_no_diff(hostile: Hostile, guard: SecretGuard) -> No
     _scan_finds_all(hostile, guard, "--history")
 
 
+@pytest.mark.parametrize("where", ["work-tree .mailmap", "diff.orderFile", "mailmap.file"])
+def test_a_fifo_git_would_open_on_its_own_hangs_nothing(
+    where: str, hostile: Hostile, guard: SecretGuard, tmp_path: Path
+) -> None:
+    """git reads .mailmap (every ``git log``) and diff.orderFile (every diff) by itself: a FIFO
+    there, with no writer, would block it for good."""
+    fifo = hostile.repo / ".mailmap" if where == "work-tree .mailmap" else tmp_path / "fifo"
+    os.mkfifo(fifo)
+    if where != "work-tree .mailmap":
+        hostile.config((where, str(fifo)))
+    _scan_finds_all(hostile, guard, "--history")
+
+
 def test_a_commit_message_is_read_whatever_output_encoding_is_set(
     git_repo: Path, guard: SecretGuard
 ) -> None:
