@@ -15,18 +15,30 @@ progress on standard error (counts and rates, erased before anything else is pri
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import signal
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 import click
 
 from hygiene.atomic import write_together
 from hygiene.commands.progress import item_bar, say, scan_progress
-from hygiene.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, InputError, UsageError, one_line
+from hygiene.errors import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    InputError,
+    Interrupted,
+    UsageError,
+    one_line,
+)
 from hygiene.scan.findings import Finding, ScanResult
 from hygiene.scan.limits import DecodeLimits
 from hygiene.scan.reports.baseline import load_baseline, render_baseline
@@ -96,10 +108,29 @@ def _write(options: ReportOptions, report: str, found: list[Finding]) -> str | N
     return None
 
 
+@contextlib.contextmanager
+def _unwound_by_sigterm() -> Iterator[None]:
+    """SIGTERM unwinds the scan as SIGINT does (exit 143, not a silent death), so the git
+    processes a scan of the index or of history started are killed and reaped on the way
+    out, never left running."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread owns signal handlers (tests run commands inline)
+        return
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        raise Interrupted(signum, "interrupted (SIGTERM)")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _scan(request: ScanRequest, keep: bool) -> ScanResult:
     if STDIN in request.paths and sys.stdin is None:
         raise InputError("standard input is closed: nothing to read for PATH -")
-    with scan_progress(sys.stderr) as progress:
+    with _unwound_by_sigterm(), scan_progress(sys.stderr) as progress:
         return run_scan(dataclasses.replace(request, keep_secrets=keep, progress=progress))
 
 

@@ -364,7 +364,7 @@ def _fake_git(folder: Path, pids: Path, real_git: str) -> Path:
         "#!/bin/sh\n"
         'case " $* " in\n'
         '  *" log -p "*)\n'
-        f'    while [ ! -f "{pids}/messages.pid" ] || [ ! -f "{pids}/listing.pid" ]; do\n'
+        f'    while [ ! -s "{pids}/messages.pid" ] || [ ! -s "{pids}/listing.pid" ]; do\n'
         "      sleep 0.05\n"
         "    done\n"
         '    echo "fatal: the diff pass broke" >&2; exit 128 ;;\n'
@@ -419,3 +419,61 @@ def test_git_chatter_on_stderr_does_not_block_a_stream(
     proc = run_hygiene(guard, "scan", "--history", cwd=hostile.repo, env={"PATH": path})
     assert proc.returncode == 1, proc.stderr
     assert "leak.txt:1:7: aic-pat pat_AIC_…" in proc.stdout.decode()
+
+
+def _waiting_git(folder: Path, pids: Path, real_git: str) -> None:
+    """A ``git`` first on PATH whose three history calls note their pids and wait for good."""
+    script = folder / "git"
+    script.write_text(
+        "#!/bin/sh\n"
+        'case " $* " in\n'
+        f'  *" log -p "*) echo $$ > "{pids}/diffs.pid"; exec sleep 600 ;;\n'
+        f'  *"%x00%H%n%B"*) echo $$ > "{pids}/messages.pid"; exec sleep 600 ;;\n'
+        f'  *" --raw "*) echo $$ > "{pids}/listing.pid"; exec sleep 600 ;;\n'
+        "esac\n"
+        f'exec "{real_git}" "$@"\n'
+    )
+    script.chmod(0o755)
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_signal_during_history_leaves_no_git_running(
+    signum: int,
+    status: int,
+    hostile: Hostile,
+    guard: SecretGuard,
+    tmp_path: Path,
+    stuck_pids: Path,
+) -> None:
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    real_git = shutil.which("git")
+    assert real_git is not None
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    _waiting_git(bin_dir, stuck_pids, real_git)
+    env = {**os.environ, "PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hygiene", "scan", "--history"],
+        cwd=hostile.repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    names = ("diffs", "messages", "listing")
+    deadline = time.monotonic() + 120  # a guard against a hang, not a verdict
+    pidfiles = [stuck_pids / f"{n}.pid" for n in names]
+    while not all(f.exists() and f.read_text().strip() for f in pidfiles):
+        assert time.monotonic() < deadline, "the scan never started its gits"
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=120)
+    guard.capture(out, err)
+    assert proc.returncode == status, err
+    for name in names:
+        pid = int((stuck_pids / f"{name}.pid").read_text())
+        assert not _running(pid), f"the {name} git outlived the scan"
