@@ -233,3 +233,14 @@ def test_pre_commit_refuses_a_commit_of_a_file_named_like_an_option(
     for hook in HOOK_IDS:
         assert _shown(hook, name) in out, (hook, out)
     assert git(git_repo, "rev-list", "--all") == ""
+
+
+def test_install_hooks_still_honours_the_users_hooks_path(
+    git_repo: Path, guard: SecretGuard
+) -> None:
+    """Every other git call pins core.hooksPath; asking where hooks go keeps the user's."""
+    git(git_repo, "config", "core.hooksPath", "my-hooks")
+    proc = run_hygiene(guard, "install-hooks", "--hook", "pre-commit", cwd=git_repo)
+    assert proc.returncode == 0, proc.stderr
+    assert (git_repo / "my-hooks" / "pre-commit").is_file()
+    assert not (git_repo / ".git" / "hooks" / "pre-commit").exists()
