@@ -244,3 +244,47 @@ def test_install_hooks_still_honours_the_users_hooks_path(
     assert proc.returncode == 0, proc.stderr
     assert (git_repo / "my-hooks" / "pre-commit").is_file()
     assert not (git_repo / ".git" / "hooks" / "pre-commit").exists()
+
+
+@pytest.mark.slow
+def test_options_still_reach_the_hooks_through_an_overridden_entry(
+    git_repo: Path,
+    guard: SecretGuard,
+    project_snapshot: Path,  # noqa: F811 - the imported fixture
+    pre_commit_home: Path,  # noqa: F811
+) -> None:
+    """Options a user needs go before the ``--`` of an ``entry:`` the config overrides."""
+    (git_repo / ".pre-commit-config.yaml").write_text(
+        f"repos:\n  - repo: {project_snapshot}\n    rev: {RELEASE_TAG}\n    hooks:\n"
+        "      - id: aic-token-scan\n"
+        "        entry: hygiene scan --exclude 'vendor/*' --\n"
+    )
+    git(git_repo, "add", ".pre-commit-config.yaml")
+    env = env_with_scripts({"PRE_COMMIT_HOME": str(pre_commit_home)})
+    subprocess.run(
+        [console_script("pre-commit"), "install"], cwd=git_repo, env=env, check=True, timeout=120
+    )
+    (git_repo / "vendor").mkdir()
+    _leak(git_repo, guard, "vendor/third-party.txt")
+    accepted = subprocess.run(
+        ["git", "commit", "-qm", "vendored"],
+        cwd=git_repo,
+        capture_output=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    guard.capture(accepted.stdout, accepted.stderr)
+    assert accepted.returncode == 0, accepted.stderr
+    _leak(git_repo, guard, "--exclude=vendor")
+    refused = subprocess.run(
+        ["git", "commit", "-qm", "leak"],
+        cwd=git_repo,
+        capture_output=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
+    guard.capture(refused.stdout, refused.stderr)
+    assert refused.returncode != 0
+    assert "--exclude=vendor:1:7: aic-pat pat_AIC_…" in (refused.stdout + refused.stderr).decode()
