@@ -110,6 +110,12 @@ def _diff_driver_command(h: Hostile) -> None:
     h.config(("diff.hide.command", str(h.script)))
 
 
+def _binary(h: Hostile) -> None:
+    # A diff shown as "Binary files differ" would show no added line at all.
+    h.attributes("* -diff\n*.txt diff=hide\n")
+    h.config(("diff.hide.binary", "true"), ("core.bigFileThreshold", "1"))
+
+
 def _diff_external(h: Hostile) -> None:
     h.config(("diff.external", str(h.script)))
 
@@ -173,6 +179,7 @@ HOSTILE_CONFIGS: dict[str, Callable[[Hostile], None]] = {
     "diff.textconv-committed-gitattributes": _textconv_committed_attributes,
     "diff.driver.command": _diff_driver_command,
     "diff.external": _diff_external,
+    "diff.binary-attributes": _binary,
     "filter.clean-smudge-process": _filters,
     "core.pager": _pagers,
     "core.hooksPath": _hooks,
