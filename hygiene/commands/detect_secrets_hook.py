@@ -1,6 +1,6 @@
 """``aic-detect-secrets``: detect-secrets' hook (or ``audit``) with the AIC plugin.
 
-    python -m hygiene.commands.detect_secrets_hook [detect-secrets-hook options] FILE...
+    python -m hygiene.commands.detect_secrets_hook [detect-secrets-hook options] -- FILE...
     python -m hygiene.commands.detect_secrets_hook audit [audit options] BASELINE
 
 (``python -m hygiene.scan.ds_hook``, the path of earlier releases, runs the same.)
@@ -10,12 +10,20 @@ toolkit's masking, so a token appears only as its masked form (``pat_AIC_…k3Xz
 interactive session (which reads answers from standard input) is refused unless standard
 input is a terminal: piped or closed, it would end in a traceback. ``--report`` and
 ``--stats`` need no terminal.
+
+``--`` ends the options (the pre-commit hook's entry ends with it, and pre-commit appends the
+file names): every argument after it is a file, even one named ``--baseline=x`` or ``-``. Such
+names reach detect-secrets as ``./NAME``, so that no parser (detect-secrets' argparse, or the
+wrapper's own look for ``--baseline``) can take them for options; a name after ``--`` that is
+no file is an error, since pre-commit passes only existing files and an option put there
+(a hook's ``args:``) would otherwise be silently scanned as a missing file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import TextIO
@@ -85,6 +93,22 @@ def _audit(args: list[str]) -> int:
         return run_audit(args)
 
 
+def hook_arguments(args: list[str]) -> list[str]:
+    """``args`` with every file name after the first ``--`` made unambiguous: one starting
+    with ``-`` written ``./NAME``; a name that is no file is a :class:`UsageError`."""
+    if "--" not in args:
+        return args
+    at = args.index("--")
+    files = args[at + 1 :]
+    for name in files:
+        if not os.path.isfile(name):
+            raise UsageError(
+                f"{name}: no such file (after --, every argument is a file name; options go "
+                "before it: in .pre-commit-config.yaml, in the hook's entry, not args)"
+            )
+    return [*args[:at], "--", *(os.path.join(os.curdir, n) if n[:1] == "-" else n for n in files)]
+
+
 def _run(args: list[str]) -> int:
     try:
         plugin_file()
@@ -92,8 +116,9 @@ def _run(args: list[str]) -> int:
         raise InputError(f"cannot load detect-secrets or the AIC plugin: {exc}") from None
     if args[:1] == ["audit"]:
         return _audit(args[1:])
+    hook_args = hook_arguments(args)
     with masked_output():  # the hook prints locations only; masked all the same
-        return run_hook(args)
+        return run_hook(hook_args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

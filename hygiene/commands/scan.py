@@ -15,18 +15,30 @@ progress on standard error (counts and rates, erased before anything else is pri
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import signal
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 import click
 
 from hygiene.atomic import write_together
 from hygiene.commands.progress import item_bar, say, scan_progress
-from hygiene.errors import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, InputError, UsageError, one_line
+from hygiene.errors import (
+    EXIT_ERROR,
+    EXIT_FINDINGS,
+    EXIT_OK,
+    InputError,
+    Interrupted,
+    UsageError,
+    one_line,
+)
 from hygiene.scan.findings import Finding, ScanResult
 from hygiene.scan.limits import DecodeLimits
 from hygiene.scan.reports.baseline import load_baseline, render_baseline
@@ -96,10 +108,29 @@ def _write(options: ReportOptions, report: str, found: list[Finding]) -> str | N
     return None
 
 
+@contextlib.contextmanager
+def _unwound_by_sigterm() -> Iterator[None]:
+    """SIGTERM unwinds the scan as SIGINT does (exit 143, not a silent death), so the git
+    processes a scan of the index or of history started are killed and reaped on the way
+    out, never left running."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread owns signal handlers (tests run commands inline)
+        return
+
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        raise Interrupted(signum, "interrupted (SIGTERM)")
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _scan(request: ScanRequest, keep: bool) -> ScanResult:
     if STDIN in request.paths and sys.stdin is None:
         raise InputError("standard input is closed: nothing to read for PATH -")
-    with scan_progress(sys.stderr) as progress:
+    with _unwound_by_sigterm(), scan_progress(sys.stderr) as progress:
         return run_scan(dataclasses.replace(request, keep_secrets=keep, progress=progress))
 
 
@@ -151,7 +182,36 @@ def project_settings(config: str | None, no_config: bool) -> Settings:
     return load_settings(path) if path else Settings()
 
 
-@click.command()
+class ScanCommand(click.Command):
+    """``hygiene scan``, where ``--`` ends the options: every argument after it is a path, and
+    a ``-`` there is a file named ``-`` (pre-commit passes file names after ``--``; standard
+    input is ``-`` before it only)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, literal_paths(args, self._valued_options()))
+
+    def _valued_options(self) -> frozenset[str]:
+        return frozenset(
+            name
+            for param in self.params
+            if isinstance(param, click.Option) and not param.is_flag
+            for name in param.opts
+        )
+
+
+def literal_paths(args: list[str], valued: frozenset[str]) -> list[str]:
+    """``args`` with a ``-`` after the ``--`` that ends the options written ``./-`` (the
+    file); a ``--`` that is the value of an option in ``valued`` ends nothing."""
+    i = 0
+    while i < len(args):
+        if args[i] == "--":
+            rest = [os.path.join(os.curdir, a) if a == STDIN else a for a in args[i + 1 :]]
+            return [*args[: i + 1], *rest]
+        i += 2 if args[i] in valued else 1
+    return args
+
+
+@click.command(cls=ScanCommand)
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--staged", is_flag=True, help="Scan the staged content (the git index).")
 @click.option("--all-files", is_flag=True, help="Scan every file `git ls-files` lists.")
@@ -190,7 +250,8 @@ def command(
     """Find leaked pat_AIC_ tokens and bearer credentials in files or git.
 
     PATH is a file or a folder (scanned recursively, .git/ skipped), or - for standard
-    input; without PATH and without --staged, --all-files or --history, the current folder.
+    input (after --, which ends the options, every argument is a path: - is then a file
+    named -); without PATH and without --staged, --all-files or --history, the current folder.
     Files are read as bytes, whatever their size or encoding: *.gz, *.bz2 and *.xz are read
     decompressed, zip-family and tar archives member by member, base64 and UTF-16 text
     decoded. Findings show masked forms and fingerprints, never a token.

@@ -34,7 +34,12 @@ class Installed:
 
 def hooks_dir() -> str:
     """The current repository's hooks folder (honours ``core.hooksPath``)."""
-    out = git_output(["rev-parse", "--git-path", "hooks"], "install-hooks needs a git repository")
+    # The user's own core.hooksPath decides where hooks go: the one key kept as configured.
+    out = git_output(
+        ["rev-parse", "--git-path", "hooks"],
+        "install-hooks needs a git repository",
+        honour_hooks_path=True,
+    )
     return os.path.abspath(out.decode().strip())
 
 

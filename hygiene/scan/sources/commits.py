@@ -14,13 +14,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import IO
 
-from hygiene.errors import InputError
+from hygiene.gitcmd import GitStream
 from hygiene.progress import ScanProgress
 from hygiene.scan.decoders import finder_for, scan_layers
 from hygiene.scan.findings import ScanResult, detection_for
@@ -28,7 +27,7 @@ from hygiene.scan.limits import AllowLines
 from hygiene.scan.matcher.engine import Reader, scan_bytes
 from hygiene.scan.matcher.needles import NEEDLES
 from hygiene.scan.sources.files import Excluder
-from hygiene.scan.sources.staged import blob_reader
+from hygiene.scan.sources.staged import blob_reader, feed_lines
 
 _HASH = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
@@ -38,19 +37,13 @@ def _holds_needle(data: bytes) -> bool:
     return any(needle in (low if rule.caseless else data) for rule, needle in NEEDLES)
 
 
-def _popen(args: list[str]) -> subprocess.Popen[bytes]:
-    try:
-        return subprocess.Popen(["git", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    except OSError as exc:
-        raise InputError(f"cannot run git: {exc.strerror}") from None
+def _history_git(args: list[str], stdin: bool = False) -> GitStream:
+    return GitStream(args, "{history}", options=("history",), stdin=stdin)
 
 
-def _finish(proc: subprocess.Popen[bytes]) -> None:
-    assert proc.stderr is not None  # noqa: S101 - a PIPE
-    error = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
-    if proc.wait() != 0:
-        reason = error[-1] if error else "git log failed"
-        raise InputError(f"{{history}}: {reason}", options=("history",))
+def message_log(revisions: list[str]) -> GitStream:
+    """Start the git that prints the messages of ``revisions`` for :func:`scan_messages`."""
+    return _history_git(["log", "--no-show-signature", "--format=%x00%H%n%B", *revisions, "--"])
 
 
 def _messages(stream: IO[bytes]) -> Iterator[tuple[str, bytes]]:
@@ -73,21 +66,22 @@ def scan_messages(
     result: ScanResult,
     allow_lines: AllowLines = (),
     progress: ScanProgress | None = None,
+    git: GitStream | None = None,
 ) -> None:
     """Findings in the commit messages of ``revisions`` (path ``""``, the commit's id);
-    ``progress`` counts the commits."""
+    ``progress`` counts the commits. ``git``: the :func:`message_log` to read, if started
+    already (it is stopped on return)."""
     progress = progress if progress is not None else ScanProgress()
-    proc = _popen(["log", "--format=%x00%H%n%B", *revisions, "--"])
-    assert proc.stdout is not None  # noqa: S101 - a PIPE
-    for commit, message in _messages(proc.stdout):
-        result.bytes += len(message)
-        found = 0
-        if _holds_needle(message):
-            for hit in scan_bytes(message, allow_lines=allow_lines):
-                result.detections.append(detection_for(hit, "", commit=commit))
-                found += 1
-        progress.add(commits=1, nbytes=len(message), findings=found)
-    _finish(proc)
+    with git if git is not None else message_log(revisions) as log:
+        for commit, message in _messages(log.stdout):
+            result.bytes += len(message)
+            found = 0
+            if _holds_needle(message):
+                for hit in scan_bytes(message, allow_lines=allow_lines):
+                    result.detections.append(detection_for(hit, "", commit=commit))
+                    found += 1
+            progress.add(commits=1, nbytes=len(message), findings=found)
+        log.finish()
 
 
 class MessageScan:
@@ -102,6 +96,8 @@ class MessageScan:
     ) -> None:
         self.result = ScanResult()
         self.error: BaseException | None = None
+        # Started here, not in the thread: stop() can then always reach it.
+        self._git = message_log(revisions)
         self._thread = threading.Thread(
             target=self._run, args=(revisions, allow_lines, progress), daemon=True
         )
@@ -111,9 +107,15 @@ class MessageScan:
         self, revisions: list[str], allow_lines: AllowLines, progress: ScanProgress | None
     ) -> None:
         try:
-            scan_messages(revisions, self.result, allow_lines, progress)
+            scan_messages(revisions, self.result, allow_lines, progress, git=self._git)
         except BaseException as exc:  # handed to the caller by join()
             self.error = exc
+
+    def stop(self) -> None:
+        """End the scan early: kill its git, wait for the thread (a no-op once joined)."""
+        self._git.kill()
+        self._thread.join()
+        self._git.stop()
 
     def join(self, into: ScanResult) -> None:
         self._thread.join()
@@ -133,17 +135,16 @@ class _GzBlobs:
         self.where.setdefault(sha, []).append((commit, path))
 
 
-def list_gz_blobs(revisions: list[str]) -> subprocess.Popen[bytes]:
+def list_gz_blobs(revisions: list[str]) -> GitStream:
     """Start listing the ``.gz`` blobs the commits of ``revisions`` added or modified (a git
     process that walks history on its own: started early, it runs beside the diff pass)."""
     args = ["log", "--format=%x00%H", "--raw", "--no-renames", "--no-abbrev", "-z"]
-    return _popen([*args, "--diff-filter=AM", *revisions, "--", "*.gz"])
+    return _history_git([*args, "--diff-filter=AM", *revisions, "--", "*.gz"])
 
 
-def _gz_blobs(proc: subprocess.Popen[bytes], excluder: Excluder) -> _GzBlobs:
-    assert proc.stdout is not None  # noqa: S101 - a PIPE
+def _gz_blobs(listing: GitStream, excluder: Excluder) -> _GzBlobs:
     found, commit, meta = _GzBlobs(), "", None
-    for token in proc.stdout.read().split(b"\0"):
+    for token in listing.stdout.read().split(b"\0"):
         token = token.lstrip(b"\n")
         if meta is not None:
             path = os.fsdecode(token)
@@ -155,12 +156,12 @@ def _gz_blobs(proc: subprocess.Popen[bytes], excluder: Excluder) -> _GzBlobs:
             meta = token
         elif _HASH.fullmatch(token):
             commit = token.decode("ascii")
-    _finish(proc)
+    listing.finish()
     return found
 
 
 def scan_gz_blobs(
-    listing: subprocess.Popen[bytes],
+    listing: GitStream,
     excluder: Excluder,
     result: ScanResult,
     allow_lines: AllowLines = (),
@@ -171,39 +172,27 @@ def scan_gz_blobs(
     blobs = _gz_blobs(listing, excluder)
     if not blobs.where:
         return
-    proc = subprocess.Popen(
-        ["git", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-    )
-    assert proc.stdin is not None and proc.stdout is not None  # noqa: S101, PT018 - PIPEs
     shas = list(blobs.where)
-    feeder = threading.Thread(target=_feed, args=(proc.stdin, shas), daemon=True)
-    feeder.start()
-    try:
-        for sha in shas:
-            header = proc.stdout.readline().split()
-            if len(header) != 3 or header[1] != b"blob":
-                continue
-            read = blob_reader(proc.stdout, int(header[2]))
-            before, found = result.bytes, len(result.detections)
-            _scan_gz(read, int(header[2]), blobs.where[sha], result, allow_lines)
-            if progress is not None:
-                found = len(result.detections) - found
-                progress.add(blobs=1, nbytes=result.bytes - before, findings=found)
-            while read(1 << 16):
-                pass  # whatever a corrupt gzip left unread: stay in step with cat-file
-            proc.stdout.read(1)  # the newline after each blob
-    finally:
-        proc.stdout.close()
-        proc.wait()
-        feeder.join()
-
-
-def _feed(stdin: IO[bytes], shas: list[str]) -> None:
-    try:
-        for sha in shas:
-            stdin.write(sha.encode("ascii") + b"\n")
-    finally:
-        stdin.close()
+    with _history_git(["cat-file", "--batch"], stdin=True) as git:
+        feeder = threading.Thread(target=feed_lines, args=(git.stdin, shas), daemon=True)
+        feeder.start()
+        try:
+            for sha in shas:
+                header = git.stdout.readline().split()
+                if len(header) != 3 or header[1] != b"blob":
+                    continue
+                read = blob_reader(git.stdout, int(header[2]))
+                before, found = result.bytes, len(result.detections)
+                _scan_gz(read, int(header[2]), blobs.where[sha], result, allow_lines)
+                if progress is not None:
+                    found = len(result.detections) - found
+                    progress.add(blobs=1, nbytes=result.bytes - before, findings=found)
+                while read(1 << 16):
+                    pass  # whatever a corrupt gzip left unread: stay in step with cat-file
+                git.stdout.read(1)  # the newline after each blob
+        finally:
+            git.kill()  # every blob is read, or nothing more will be
+            feeder.join()
 
 
 def _scan_gz(
@@ -229,4 +218,4 @@ def _scan_gz(
             result.detections.append(dataclasses.replace(detection, finding=finding))
 
 
-__all__ = ["MessageScan", "list_gz_blobs", "scan_gz_blobs", "scan_messages"]
+__all__ = ["MessageScan", "list_gz_blobs", "message_log", "scan_gz_blobs", "scan_messages"]

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
-from hygiene.errors import InputError, UsageError
+from hygiene.errors import UsageError
+from hygiene.gitcmd import DIFF_FLAGS, GitStream
 from hygiene.progress import ScanProgress
 from hygiene.scan.decoders import b64, finder_for, refine
 from hygiene.scan.findings import ScanResult, detection_for
@@ -84,15 +84,11 @@ class _DiffState:
 
 def _git_log(since: str | None) -> list[str]:
     return [
-        "git",
-        "-c",
-        "core.quotePath=false",
         "log",
         "-p",
         "-U0",
-        "--text",
-        "--no-color",
-        "--no-ext-diff",
+        *DIFF_FLAGS,
+        "--no-show-signature",
         "--no-renames",
         "--format=%x00%H",
         f"-G{PICKAXE}",
@@ -181,30 +177,23 @@ def _scan_diffs(
     progress: ScanProgress,
 ) -> None:
     """Findings in the added lines of ``git log -p`` (see the module's docstring)."""
-    try:
-        proc = subprocess.Popen(_git_log(since), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    except OSError as exc:
-        raise InputError(f"cannot run git: {exc.strerror}") from None
-    assert proc.stdout is not None and proc.stderr is not None  # noqa: S101, PT018 - PIPEs
-    state = _DiffState()
-    seen: set[tuple[str, str]] = set()
-    tell = _telling(progress, result)
-    for content in _added_lines(proc.stdout, state, tell):
-        result.bytes += len(content)
-        if state.path is None or excluder.excludes(state.path):
-            continue
-        seen.add((state.commit, state.path))
-        if not _holds_needle(content):
-            continue
-        finder = finder_for(len(content))
-        for hit in scan_bytes(content, finder=finder, allow_lines=allow_lines, refine=refine):
-            found = detection_for(hit, state.path, line=state.line, commit=state.commit)
-            result.detections.append(found)
-    tell()
-    error = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
-    if proc.wait() != 0:
-        reason = error[-1] if error else "git log failed"
-        raise InputError(f"{{history}}: {reason}", options=("history",))
+    with GitStream(_git_log(since), "{history}", options=("history",)) as git:
+        state = _DiffState()
+        seen: set[tuple[str, str]] = set()
+        tell = _telling(progress, result)
+        for content in _added_lines(git.stdout, state, tell):
+            result.bytes += len(content)
+            if state.path is None or excluder.excludes(state.path):
+                continue
+            seen.add((state.commit, state.path))
+            if not _holds_needle(content):
+                continue
+            finder = finder_for(len(content))
+            for hit in scan_bytes(content, finder=finder, allow_lines=allow_lines, refine=refine):
+                found = detection_for(hit, state.path, line=state.line, commit=state.commit)
+                result.detections.append(found)
+        tell()
+        git.finish()
     result.files = len(seen)
 
 
@@ -229,8 +218,8 @@ def scan_history(
         messages.join(result)
         scan_gz_blobs(listing, excluder, result, allow_lines, progress)
     finally:
-        if listing.poll() is None:
-            listing.kill()
-        listing.communicate()
+        # On any way out (a git failure, a signal) none of the three gits outlives the scan.
+        messages.stop()
+        listing.stop()
     result.seconds = time.perf_counter() - started
     return result

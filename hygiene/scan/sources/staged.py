@@ -5,15 +5,15 @@ Blobs stream through one ``git cat-file --batch``, so no large blob is held in m
 
 from __future__ import annotations
 
+import contextlib
 import os
-import subprocess
 import threading
 import time
 from dataclasses import dataclass
 from typing import IO
 
 from hygiene.errors import InputError
-from hygiene.gitcmd import git_output
+from hygiene.gitcmd import GitStream, git_output
 from hygiene.progress import ScanProgress
 from hygiene.scan.decoders import finder_for, scan_layers
 from hygiene.scan.findings import ScanResult
@@ -33,7 +33,18 @@ class StagedBlob:
 def staged_blobs(excluder: Excluder) -> list[StagedBlob]:
     """Added or modified paths of the index and their blob ids (deleted paths have none)."""
     out = git_output(
-        ["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev", "--diff-filter=AM"],
+        [
+            "diff",
+            "--cached",
+            "--raw",
+            "-z",
+            "--no-renames",
+            "--no-abbrev",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-relative",
+            "--diff-filter=AM",
+        ],
         "{staged} needs a git repository",
         options=("staged",),
     )
@@ -66,12 +77,17 @@ def blob_reader(stream: IO[bytes], size: int) -> Reader:
     return read
 
 
-def _feed(stdin: IO[bytes], blobs: list[StagedBlob]) -> None:
+def feed_lines(stdin: IO[bytes], names: list[str]) -> None:
+    """Write one name a line to a ``git cat-file --batch``, then close its input; a git that
+    went away early ends the feed quietly (the reader reports what is missing)."""
     try:
-        for blob in blobs:
-            stdin.write(blob.sha.encode("ascii") + b"\n")
+        for name in names:
+            stdin.write(name.encode("ascii") + b"\n")
+    except (OSError, ValueError):
+        return
     finally:
-        stdin.close()
+        with contextlib.suppress(OSError, ValueError):  # the buffered rest met a dead reader
+            stdin.close()
 
 
 def scan_staged(
@@ -102,40 +118,50 @@ def _scan_blobs(
     allow_lines: AllowLines,
     progress: ScanProgress,
 ) -> None:
-    proc = subprocess.Popen(
-        ["git", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    shas = [blob.sha for blob in blobs]
+    with GitStream(["cat-file", "--batch"], "{staged}", options=("staged",), stdin=True) as git:
+        feeder = threading.Thread(target=feed_lines, args=(git.stdin, shas), daemon=True)
+        feeder.start()
+        try:
+            for blob in blobs:
+                _scan_blob(git.stdout, blob, result, chunk_size, limits, allow_lines, progress)
+        finally:
+            git.kill()  # every blob is read, or nothing more will be
+            feeder.join()
+
+
+def _scan_blob(
+    stdout: IO[bytes],
+    blob: StagedBlob,
+    result: ScanResult,
+    chunk_size: int,
+    limits: DecodeLimits | None,
+    allow_lines: AllowLines,
+    progress: ScanProgress,
+) -> None:
+    """The next blob ``git cat-file --batch`` prints, scanned as ``blob.path``."""
+    header = stdout.readline().split()
+    if len(header) != 3 or header[1] != b"blob":
+        result.errors.append(f"{blob.path}: staged blob cannot be read")
+        return
+    size = int(header[2])
+    read = blob_reader(stdout, size)
+    before, found = result.bytes, len(result.detections)
+    scan_layers(
+        progress.counting(read),
+        blob.path,
+        result,
+        limits=limits,
+        chunk_size=chunk_size,
+        finder=finder_for(size),
+        size=size,
+        allow_lines=allow_lines,
     )
-    assert proc.stdin is not None and proc.stdout is not None  # noqa: S101, PT018 - PIPEs
-    feeder = threading.Thread(target=_feed, args=(proc.stdin, blobs), daemon=True)
-    feeder.start()
-    try:
-        for blob in blobs:
-            header = proc.stdout.readline().split()
-            if len(header) != 3 or header[1] != b"blob":
-                result.errors.append(f"{blob.path}: staged blob cannot be read")
-                continue
-            read = blob_reader(proc.stdout, int(header[2]))
-            size = int(header[2])
-            before, found = result.bytes, len(result.detections)
-            scan_layers(
-                progress.counting(read),
-                blob.path,
-                result,
-                limits=limits,
-                chunk_size=chunk_size,
-                finder=finder_for(size),
-                size=size,
-                allow_lines=allow_lines,
-            )
-            result.files += 1
-            progress.file_done(result.bytes - before, len(result.detections) - found)
-            while read(1 << 16):
-                pass  # whatever a corrupt gzip left unread: stay in step with cat-file
-            proc.stdout.read(1)  # the newline after each blob
-    finally:
-        proc.stdout.close()
-        proc.wait()
-        feeder.join()
+    result.files += 1
+    progress.file_done(result.bytes - before, len(result.detections) - found)
+    while read(1 << 16):
+        pass  # whatever a corrupt gzip left unread: stay in step with cat-file
+    stdout.read(1)  # the newline after each blob
 
 
-__all__ = ["scan_staged", "staged_blobs"]
+__all__ = ["blob_reader", "feed_lines", "scan_staged", "staged_blobs"]
