@@ -5,6 +5,10 @@
 ``dead``, anything else (403, 429 after retries, 5xx, a redirect, a network error) is
 ``unknown``. :func:`verified_findings` marks a scan's findings with the answers; they carry
 the answer, never the token.
+
+Liveness never turns unknown into clean: a finding is dropped (``only_live``) only when the
+service itself said ``dead``; an unknown one is kept, marked unknown, and so is every PAT when
+the service cannot be asked at all (:func:`unknown_findings`).
 """
 
 from __future__ import annotations
@@ -99,19 +103,28 @@ def verified_findings(
     deadline: float | None = None,
     progress: ItemProgress | None = None,
 ) -> list[Finding]:
-    """The result's findings, PATs marked with their liveness (``only_live``: live ones only;
-    ``progress``: see :func:`verify_tokens`)."""
+    """The result's findings, PATs marked with their liveness (``only_live``: all but the dead
+    ones; ``progress``: see :func:`verify_tokens`)."""
     tokens = [d.secret.token for d in result.detections if d.secret.type_id == AIC_PAT]
     answers = verify_tokens(
         tokens, base_url, allow_http=allow_http, deadline=deadline, progress=progress
     )
-    marked = [
+    marked = _marked(result.findings, answers)
+    return [f for f in marked if f.live != "dead"] if only_live else marked
+
+
+def _marked(findings: Iterable[Finding], answers: dict[str, Liveness]) -> list[Finding]:
+    return [
         dataclasses.replace(f, live=answers.get(f.fingerprint, "unknown"))
         if f.type == AIC_PAT
         else f
-        for f in result.findings
+        for f in findings
     ]
-    return [f for f in marked if f.live == "live"] if only_live else marked
 
 
-__all__ = ["Liveness", "verified_findings", "verify_tokens"]
+def unknown_findings(result: ScanResult) -> list[Finding]:
+    """The result's findings, every PAT marked ``unknown``: the service could not be asked."""
+    return _marked(result.findings, {})
+
+
+__all__ = ["Liveness", "unknown_findings", "verified_findings", "verify_tokens"]

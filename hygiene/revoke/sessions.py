@@ -1,11 +1,16 @@
 """Invalidate leaked session tokens by logging out with each one, at ``AIC_BASE_URL`` only.
 
+A credential goes only to its issuer: :func:`split_foreign` first sets aside every value that
+cannot be this service's session (:func:`hygiene.issuers.issuer_of`: a known third-party
+format, a ``Basic`` password, a JWT of another host, a value unlike the service's own session
+when one is at hand). Those are reported ``foreign``, with their issuer and where to revoke
+them, and are never sent anywhere.
+
 For each distinct token: ``GET /api/v1/org/memberships`` with it (no organization header), then
 ``POST /api/v1/auth/logout`` with it and its ``active_org_id`` as ``X-Active-Org-Id``.
 
 * ``logged_out``: logout answered 204;
-* ``not_live``: the service does not take the token (401): expired, logged out already, or not a
-  session of this service at all (a leaked ``Basic`` credential, say);
+* ``not_live``: the service does not take the token (401): expired, or logged out already;
 * ``failed``: anything else after the transport's retries (403, 5xx, 429, a redirect, a network
   error), with the HTTP status and error code when there was an answer. Never guessed.
 
@@ -24,8 +29,10 @@ from hygiene.api.auth import ORG_HEADER, error_code
 from hygiene.api.bearer import bearer_client, bearer_headers
 from hygiene.api.endpoints import LOGOUT, MEMBERSHIPS
 from hygiene.api.transport import RetryPolicy
+from hygiene.detection import PAT_PREFIX
 from hygiene.errors import HygieneError
-from hygiene.revoke.plan import FAILED, LOGGED_OUT, NOT_LIVE, Result
+from hygiene.issuers import Issuer, SessionShape, issuer_of
+from hygiene.revoke.plan import FAILED, FOREIGN, LOGGED_OUT, NOT_LIVE, Result
 from hygiene.revoke.pool import run_stoppable
 from hygiene.scan import Detection
 from hygiene.stopping import StopRequest
@@ -44,6 +51,42 @@ class SessionTarget:
         self, status: str, http_status: int | None = None, error: str | None = None
     ) -> Result:
         return Result(None, self.fingerprint, status, http_status, error, self.where, self.masked)
+
+    def foreign(self, issuer: Issuer) -> Result:
+        """This target reported as another issuer's: never sent, revoked where it was issued."""
+        return Result(
+            None,
+            self.fingerprint,
+            FOREIGN,
+            where=self.where,
+            masked=self.masked,
+            issuer=issuer.name,
+            next_step=issuer.next_step,
+        )
+
+
+def service_shape(sample: str | None) -> SessionShape | None:
+    """The shape of the service's sessions, learned from ``sample`` (the user's own session
+    token, ``AIC_TOKEN``); None for no sample, a PAT, or a value that is not the service's."""
+    if not sample or sample.startswith(PAT_PREFIX) or issuer_of(sample) is not None:
+        return None
+    return SessionShape.learn(sample)
+
+
+def split_foreign(
+    targets: Iterable[SessionTarget], base_url: str | None, shape: SessionShape | None = None
+) -> tuple[list[SessionTarget], list[Result]]:
+    """The targets that may be sessions of the service at ``base_url``, and a ``foreign``
+    result for each of the others (see the module's docstring)."""
+    ours: list[SessionTarget] = []
+    foreign: list[Result] = []
+    for target in targets:
+        issuer = issuer_of(target.token, base_url, shape)
+        if issuer is None:
+            ours.append(target)
+        else:
+            foreign.append(target.foreign(issuer))
+    return ours, foreign
 
 
 def session_targets(detections: Iterable[Detection]) -> list[SessionTarget]:
@@ -74,7 +117,12 @@ def _org_of(response: httpx.Response) -> str | None:
 
 
 def log_out_one(client: httpx.Client, target: SessionTarget) -> Result:
-    """Memberships, then logout, both with the leaked token; see the module's docstring."""
+    """Memberships, then logout, both with the leaked token; see the module's docstring.
+
+    A value of another issuer is refused here too, whoever the caller: ``foreign``, unsent."""
+    issuer = issuer_of(target.token, str(client.base_url))
+    if issuer is not None:
+        return target.foreign(issuer)
     try:
         found = client.get(MEMBERSHIPS, headers=bearer_headers(target.token))
         if found.status_code == 401:
@@ -122,4 +170,11 @@ def log_out_all(
         )
 
 
-__all__ = ["SessionTarget", "log_out_all", "log_out_one", "session_targets"]
+__all__ = [
+    "SessionTarget",
+    "log_out_all",
+    "log_out_one",
+    "service_shape",
+    "session_targets",
+    "split_foreign",
+]

@@ -130,6 +130,7 @@ def test_scan_revokes_the_pat_and_logs_out_the_live_session_json(
         "unresolved": 0,
         "logged_out": 1,
         "not_live": 1,
+        "foreign": 0,
     }
     by_fp = {r["fingerprint"]: r for r in doc["results"]}
     assert len(by_fp) == len(doc["results"]) == 3  # the live session, seen twice, counted once
