@@ -154,7 +154,7 @@ def test_scanning_never_reaches_the_network(module: str) -> None:
 
 
 # The detection core: what a secret is (detection) and what a value looks like (shapes).
-CORE = ("hygiene.detection", "hygiene.shapes")
+CORE = ("hygiene.detection", "hygiene.shapes", "hygiene.issuers")
 
 
 @pytest.mark.parametrize("module", CORE)

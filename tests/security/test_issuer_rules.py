@@ -1,0 +1,162 @@
+"""The issuer rule as data (hygiene.issuers, part of the detection core): every third-party
+format is named, this service's sessions never are, and nothing an attacker writes into a
+JWT's ``iss`` is shown unless it is a plain host name."""
+
+from __future__ import annotations
+
+import base64
+import json
+import secrets
+
+import httpx
+import pytest
+
+from hygiene.issuers import BASIC, UNKNOWN, SessionShape, host_of, is_basic, issuer_of
+from hygiene.revoke.plan import FOREIGN
+from hygiene.revoke.sessions import SessionTarget, log_out_one, service_shape
+from hygiene.testing.state import State
+from tests.helpers import new_session_token
+from tests.security.issuer_kit import HEX, RecordingRelay, b64url, jwt, rnd, third_party
+
+SERVICE = "https://pam.example.test"
+
+
+def test_every_third_party_format_is_named() -> None:
+    for _ in range(20):
+        for item in third_party():
+            found = issuer_of(item.value, SERVICE)
+            assert found is not None, item.label
+            assert item.issuer in found.name, item.label
+            assert found.next_step
+
+
+def stand_in_sessions(count: int) -> list[str]:
+    state = State()
+    state.add_account("a@example.test", "pw", [("org_main", "admin")])
+    sessions = []
+    for _ in range(count):
+        answer = state.login("a@example.test", "pw")
+        assert answer is not None
+        sessions.append(answer[0])
+    return sessions
+
+
+def test_this_services_sessions_are_never_foreign() -> None:
+    sessions = stand_in_sessions(300) + [new_session_token() for _ in range(300)]
+    shape = service_shape(stand_in_sessions(1)[0])
+    assert shape is not None
+    for value in sessions:
+        assert issuer_of(value, SERVICE) is None
+        assert issuer_of(value, "http://127.0.0.1:8080", shape) is None
+    for _ in range(2000):  # opaque random sessions, no shape known: may be the service's
+        assert issuer_of(secrets.token_urlsafe(32), SERVICE) is None
+
+
+def test_basic_is_a_password_and_json_in_base64_is_not() -> None:
+    for user in ("deploy", "ci@example.test", "", "x-access-token"):
+        value = base64.b64encode(f"{user}:{rnd(12)}".encode()).decode()
+        assert is_basic(value)
+        assert issuer_of(value, SERVICE) is BASIC
+    opaque = base64.b64encode(json.dumps({"sid": rnd(10), "n": 1}).encode()).decode()
+    assert not is_basic(opaque)
+    assert not is_basic(base64.b64encode(secrets.token_bytes(30)).decode())
+    assert not is_basic(rnd(40, HEX))
+
+
+@pytest.mark.parametrize(
+    ("iss", "ours"),
+    [
+        (SERVICE, True),
+        (SERVICE + "/", True),
+        (SERVICE + ":443/realms/x", False),  # an explicit port the service's URL lacks: same
+        ("https://PAM.example.test/", True),
+        ("pam.example.test", True),
+        ("https://pam.example.test.evil.example", False),
+        ("https://pam.example.test@evil.example", False),
+        ("https://evil.example/pam.example.test", False),
+        ("https://evil.example?h=pam.example.test", False),
+        ("", False),
+        ("https://accounts.google.com", False),
+    ],
+)
+def test_jwt_issuer_is_compared_by_host(iss: str, ours: bool) -> None:
+    value = jwt({"iss": iss, "sub": "u"})
+    found = issuer_of(value, SERVICE)
+    if iss == SERVICE + ":443/realms/x":
+        assert found is None  # h and h:443 name one service: not refused
+    else:
+        assert (found is None) == ours, found
+
+
+def test_jwt_without_issuer_may_be_ours_and_a_broken_one_is_no_jwt() -> None:
+    assert issuer_of(jwt({"sub": "u"}), SERVICE) is None
+    header = b64url({"alg": "none"})
+    assert issuer_of(f"{header}.{rnd(30)}.{rnd(20)}", SERVICE) is None
+    # Any issuer at all when the service's address is unknown (a dry run): foreign.
+    assert issuer_of(jwt({"iss": SERVICE}), None) is not None
+
+
+@pytest.mark.parametrize(
+    "iss",
+    [
+        "https://evil.example/\x1b[2J\x1b[31mPWNED",
+        "evil\nrevoke-leaked: 0 foreign",
+        "https://" + "a" * 300 + ".example",
+        "pat" + "_AIC_" + rnd(24),
+        "https://e\u0301vil.example",
+        "javascript:alert(1)",
+    ],
+)
+def test_a_hostile_issuer_claim_is_never_echoed(iss: str) -> None:
+    found = issuer_of(jwt({"iss": iss}), SERVICE)
+    assert found is not None
+    shown = found.name + found.next_step
+    assert shown.isprintable()
+    assert "\x1b" not in shown
+    assert "\n" not in shown
+    assert "AIC" not in shown
+    assert "PWNED" not in shown
+    assert "alert" not in shown
+    assert len(shown) < 200
+
+
+def test_host_of_reads_only_plain_hosts() -> None:
+    assert host_of("https://Pam.Example.test:8443/x") == "pam.example.test:8443"
+    assert host_of("pam.example.test") == "pam.example.test"
+    assert host_of("https://a b") is None
+    assert host_of("https://x:99999999") is None
+
+
+def test_a_learned_shape_refuses_other_shapes() -> None:
+    hex_shape = SessionShape.learn(rnd(40, HEX))
+    assert hex_shape.matches(rnd(40, HEX))
+    assert not hex_shape.matches(rnd(40))
+    prefixed = SessionShape.learn("sess_" + rnd(32))
+    assert prefixed.matches("sess_" + rnd(32))
+    assert not prefixed.matches("tok_" + rnd(33))
+    assert not prefixed.matches("sess_" + rnd(200))  # four times as long
+    jwt_shape = SessionShape.learn(jwt({"iss": SERVICE, "sub": "u"}))
+    assert jwt_shape.matches(jwt({"iss": SERVICE, "sub": "v"}))
+    assert not jwt_shape.matches(jwt({"sub": "v"}))  # our JWTs name us; this one does not
+    assert issuer_of(rnd(40, HEX), SERVICE, jwt_shape) is UNKNOWN
+    # The shape keeps no part of its sample.
+    sample = "sess_" + rnd(32)
+    assert sample[5:] not in repr(SessionShape.learn(sample))
+
+
+def test_no_shape_is_learned_from_a_pat_or_a_foreign_value() -> None:
+    assert service_shape(None) is None
+    assert service_shape("pat" + "_AIC_" + rnd(30)) is None
+    assert service_shape("gh" + "p_" + rnd(36)) is None
+
+
+def test_log_out_one_refuses_a_foreign_value_whoever_calls_it(control_plane) -> None:
+    """Defence in depth: the function that sends refuses too, not only the flow's sorting."""
+    port = int(control_plane.base_url.rsplit(":", 1)[1])
+    with RecordingRelay(port) as relay, httpx.Client(base_url=relay.url) as client:
+        for item in third_party():
+            target = SessionTarget("sha256:x", "log:1", "…", item.value)
+            result = log_out_one(client, target)
+            assert result.status == FOREIGN, item.label
+            assert result.issuer
+        assert relay.connections == 0
