@@ -37,7 +37,13 @@ from hygiene.revoke.plan import (
 )
 from hygiene.revoke.run import revoke_all
 from hygiene.revoke.scanned import STDIN, Scanned, scan_paths
-from hygiene.revoke.sessions import SessionTarget, log_out_all, service_shape, split_foreign
+from hygiene.revoke.sessions import (
+    SessionTarget,
+    learn_shape,
+    log_out_all,
+    service_shape,
+    split_foreign,
+)
 from hygiene.stopping import StopRequest, run_bounded
 
 # make_client(config, sleep=...): the sleep ends a worker's waits at once on a stop request.
@@ -221,6 +227,25 @@ def _split(
     return split_foreign(sessions, url, shape)
 
 
+def _narrowed(
+    sessions: list[SessionTarget], base_url: str, config: Config | None, env: Mapping[str, str]
+) -> tuple[list[SessionTarget], list[Result]]:
+    """Without ``AIC_TOKEN``, learn the service's session shape from a login of our own (the
+    credentials given, never a new prompt) and set aside the sessions of another shape.
+
+    Nothing is learned (the static rules alone hold) without credentials, or when the login
+    does not work; the shape only narrows what is sent, it never widens it.
+    """
+    if env.get("AIC_TOKEN", "").strip():
+        return sessions, []  # its shape, if a session's, is applied already; no login
+    email = config.email if config is not None else env.get("AIC_EMAIL", "").strip()
+    password = config.password if config is not None else env.get("AIC_PASSWORD")
+    if not email or not password:
+        return sessions, []
+    shape = learn_shape(base_url, email, password, deadline=read_deadline(env))
+    return split_foreign(sessions, base_url, shape) if shape else (sessions, [])
+
+
 def _dry_run(
     plan: Plan, sessions: list[SessionTarget], foreign: list[Result], errors: list[str]
 ) -> Outcome:
@@ -268,6 +293,9 @@ def revoke_leaked(
             done = _revoke(plan, config, talk, make_client, default_path(env))
             outcome.results, outcome.logout_error = done.results, done.logout_error
             outcome.errors += done.errors
+        if sessions and not talk.stop.is_set():
+            sessions, unlike = _narrowed(sessions, base_url, config, env)
+            foreign += unlike
         if sessions:
             outcome.results += _log_out(sessions, base_url, talk, read_deadline(env))
         outcome.results += [*foreign, *plan.unresolved]

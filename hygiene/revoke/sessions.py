@@ -27,9 +27,9 @@ import httpx
 
 from hygiene.api.auth import ORG_HEADER, error_code
 from hygiene.api.bearer import bearer_client, bearer_headers
-from hygiene.api.endpoints import LOGOUT, MEMBERSHIPS
+from hygiene.api.endpoints import LOGIN, LOGOUT, MEMBERSHIPS
 from hygiene.api.transport import RetryPolicy
-from hygiene.detection import PAT_PREFIX
+from hygiene.detection import PAT_PREFIX, fingerprint
 from hygiene.errors import HygieneError
 from hygiene.issuers import Issuer, SessionShape, issuer_of
 from hygiene.revoke.plan import FAILED, FOREIGN, LOGGED_OUT, NOT_LIVE, Result
@@ -71,6 +71,36 @@ def service_shape(sample: str | None) -> SessionShape | None:
     if not sample or sample.startswith(PAT_PREFIX) or issuer_of(sample) is not None:
         return None
     return SessionShape.learn(sample)
+
+
+def _access_token(response: httpx.Response) -> str | None:
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    token = body.get("access_token") if isinstance(body, dict) else None
+    if not isinstance(token, str) or not 16 <= len(token) <= 16384 or not token.isascii():
+        return None
+    return token if token.isprintable() and " " not in token else None
+
+
+def learn_shape(
+    base_url: str, email: str, password: str, *, deadline: float | None = None
+) -> SessionShape | None:
+    """Log in once to see what the service's sessions look like, then log that session out;
+    None when that does not work (the static rules still hold). A learned shape only ever
+    narrows what is sent: a value the static rules refuse stays refused."""
+    with bearer_client(base_url, deadline=deadline) as client:
+        try:
+            answer = client.post(LOGIN, json={"email": email, "password": password})
+        except (httpx.HTTPError, HygieneError):
+            return None
+        token = _access_token(answer) if answer.status_code == 200 else None
+        if token is None:
+            return None
+        shape = service_shape(token)
+        log_out_one(client, SessionTarget(fingerprint(token), "", "", token))
+    return shape
 
 
 def split_foreign(
@@ -172,6 +202,7 @@ def log_out_all(
 
 __all__ = [
     "SessionTarget",
+    "learn_shape",
     "log_out_all",
     "log_out_one",
     "service_shape",

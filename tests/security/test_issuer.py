@@ -128,8 +128,13 @@ def test_revoke_scan_sends_no_foreign_credential_and_logs_out_its_own_json(
     assert doc["summary"]["not_live"] == 0
     assert_never_sent(relay.sent, items)
     # The stand-in saw our session's memberships and logout, nothing else.
-    seen = {fingerprint(r.headers.get("authorization", "")) for r in control_plane.requests}
-    assert seen == {fingerprint(f"Bearer {ours}")}
+    # The stand-in saw our leaked session and the command's own login (to learn the shape of
+    # the service's sessions), both logged out: nothing else.
+    auths = {r.headers.get("authorization") for r in control_plane.requests} - {None}
+    tokens = [str(a).removeprefix("Bearer ") for a in auths]
+    assert fingerprint(ours) in {fingerprint(t) for t in tokens}
+    assert len(tokens) == 2
+    assert not [fingerprint(t) for t in tokens if is_live(control_plane, t)]
 
 
 def test_revoke_scan_text_names_issuer_and_next_step(
@@ -184,7 +189,8 @@ def test_jwt_of_this_service_is_sent_and_one_of_another_port_is_not(
     other = Foreign("jwt-other-port", jwt({"iss": other_url, "sub": rnd(8)}), "127.0.0.1")
     remember_all(guard, [other])
     log = incident(tmp_path, [other], mine)
-    env = env_for(control_plane, relay, tmp_path)
+    # No credentials: nothing teaches the service's session shape, the static rules decide.
+    env = env_for(control_plane, relay, tmp_path, AIC_EMAIL="", AIC_PASSWORD="")
     proc = run_hygiene(guard, "--scan", str(log), "--format", "json", env=env, prog="revoke-leaked")
     assert proc.returncode == 1, proc.stderr
     found = by_fingerprint(json.loads(proc.stdout))
@@ -194,21 +200,30 @@ def test_jwt_of_this_service_is_sent_and_one_of_another_port_is_not(
     assert_never_sent(relay.sent, [other])
 
 
+@pytest.mark.parametrize("learned_from", ["AIC_TOKEN", "login"])
 def test_unknown_issuer_is_not_sent_once_the_session_shape_is_known(
-    control_plane: ControlPlane, relay: RecordingRelay, tmp_path: Path, guard: SecretGuard
+    learned_from: str,
+    control_plane: ControlPlane,
+    relay: RecordingRelay,
+    tmp_path: Path,
+    guard: SecretGuard,
 ) -> None:
-    """With AIC_TOKEN (the user's own session) the service's session shape is known: an
-    opaque value of another shape has an unknown issuer and is never sent."""
+    """The service's session shape is known from the user's own session (AIC_TOKEN) or from
+    a login of the command's own: an opaque value of another shape has an unknown issuer and
+    is never sent."""
+    guard.remember(control_plane.password)
     mine = own_session(control_plane, guard)
     ours = own_session(control_plane, guard)
     strangers = [
         Foreign("opaque-hex", rnd(40, "0123456789abcdef"), "unknown issuer"),
         Foreign("opaque-long", rnd(120), "unknown issuer"),
         Foreign("opaque-dotted", f"{rnd(20)}.{rnd(20)}.{rnd(20)}", "unknown issuer"),
+        Foreign("opaque-prefixed", "tok_" + rnd(40), "unknown issuer"),
     ]
     remember_all(guard, strangers)
     log = incident(tmp_path, strangers, ours)
-    env = env_for(control_plane, relay, tmp_path, AIC_TOKEN=mine)
+    extra = {"AIC_TOKEN": mine} if learned_from == "AIC_TOKEN" else {}
+    env = env_for(control_plane, relay, tmp_path, **extra)
     proc = run_hygiene(guard, "--scan", str(log), "--format", "json", env=env, prog="revoke-leaked")
     assert proc.returncode == 1, proc.stderr
     found = by_fingerprint(json.loads(proc.stdout))
@@ -216,6 +231,8 @@ def test_unknown_issuer_is_not_sent_once_the_session_shape_is_known(
     assert found[fingerprint(ours)]["status"] == "logged_out"
     assert_never_sent(relay.sent, strangers)
     assert is_live(control_plane, mine)  # the user's own session is not a leak
+    # The command's own login, if any, is logged out: only `mine` is left.
+    assert control_plane.state.invalidate_sessions() == 1
 
 
 # -- hygiene watch --revoke ---------------------------------------------------------------
