@@ -28,7 +28,7 @@ from hygiene.inventory import open_inventory
 from hygiene.issuers import issuer_of
 from hygiene.revoke.plan import FAILED, NOT_FOUND, REVOKED, UNRESOLVED, Result, Target
 from hygiene.revoke.run import revoke_one
-from hygiene.revoke.sessions import SessionTarget, log_out_one, service_shape
+from hygiene.revoke.sessions import SessionTarget, learn_shape, log_out_one, service_shape
 
 MakeClient = Callable[[Config], ControlPlaneClient]
 
@@ -40,6 +40,7 @@ class Responder:
         self, config: Config, inventory: Path, make_client: MakeClient = ControlPlaneClient
     ) -> None:
         self._inventory = inventory
+        self._config = config
         self._base_url = config.base_url
         self._shape = service_shape(config.token)  # AIC_TOKEN: a session of the service
         self._client = make_client(config)
@@ -50,6 +51,9 @@ class Responder:
         """Log in and pick the organization now: AuthFailed for refused credentials, ApiError
         when the service cannot be reached (the watch may go on and try again later)."""
         self._client.use_org()
+        if self._shape is None and self._config.email and self._config.password:
+            # A login of our own shows what the service's sessions look like (then logged out).
+            self._shape = learn_shape(self._base_url, self._config.email, self._config.password)
 
     def act(self, secret: Secret, where: str) -> Result:
         """Revoke the PAT, or log the session out; never raises for one leak's failure."""

@@ -98,6 +98,16 @@ def third_party() -> list[Foreign]:
     return items
 
 
+def strangers() -> list[Foreign]:
+    """Opaque values of no known format, unlike the stand-in's sessions in shape."""
+    return [
+        Foreign("opaque-hex", rnd(40, HEX), "unknown issuer"),
+        Foreign("opaque-long", rnd(120), "unknown issuer"),
+        Foreign("opaque-dotted", f"{rnd(20)}.{rnd(20)}.{rnd(20)}", "unknown issuer"),
+        Foreign("opaque-prefixed", "tok_" + rnd(40), "unknown issuer"),
+    ]
+
+
 def log_lines(items: list[Foreign]) -> list[str]:
     """Each credential as a log line the scanner reads (header lines, JSON, dict reprs)."""
     lines = []

@@ -35,6 +35,7 @@ from tests.security.issuer_kit import (
     jwt,
     log_lines,
     rnd,
+    strangers,
     third_party,
 )
 
@@ -214,22 +215,17 @@ def test_unknown_issuer_is_not_sent_once_the_session_shape_is_known(
     guard.remember(control_plane.password)
     mine = own_session(control_plane, guard)
     ours = own_session(control_plane, guard)
-    strangers = [
-        Foreign("opaque-hex", rnd(40, "0123456789abcdef"), "unknown issuer"),
-        Foreign("opaque-long", rnd(120), "unknown issuer"),
-        Foreign("opaque-dotted", f"{rnd(20)}.{rnd(20)}.{rnd(20)}", "unknown issuer"),
-        Foreign("opaque-prefixed", "tok_" + rnd(40), "unknown issuer"),
-    ]
-    remember_all(guard, strangers)
-    log = incident(tmp_path, strangers, ours)
+    unknown = strangers()
+    remember_all(guard, unknown)
+    log = incident(tmp_path, unknown, ours)
     extra = {"AIC_TOKEN": mine} if learned_from == "AIC_TOKEN" else {}
     env = env_for(control_plane, relay, tmp_path, **extra)
     proc = run_hygiene(guard, "--scan", str(log), "--format", "json", env=env, prog="revoke-leaked")
     assert proc.returncode == 1, proc.stderr
     found = by_fingerprint(json.loads(proc.stdout))
-    check_foreign(found, strangers)
+    check_foreign(found, unknown)
     assert found[fingerprint(ours)]["status"] == "logged_out"
-    assert_never_sent(relay.sent, strangers)
+    assert_never_sent(relay.sent, unknown)
     assert is_live(control_plane, mine)  # the user's own session is not a leak
     # The command's own login, if any, is logged out: only `mine` is left.
     assert control_plane.state.invalidate_sessions() == 1
@@ -279,7 +275,9 @@ class Watch:
 def test_watch_revoke_sends_no_foreign_credential_and_logs_out_its_own(
     control_plane: ControlPlane, relay: RecordingRelay, tmp_path: Path, guard: SecretGuard
 ) -> None:
-    items = third_party()
+    """Known formats, Basic, JWTs of other hosts, and (the watcher logged in, so it knows its
+    service's session shape) opaque values of another shape."""
+    items = third_party() + strangers()
     remember_all(guard, items)
     guard.remember(control_plane.password)
     ours = own_session(control_plane, guard)
