@@ -113,11 +113,11 @@ FORMATS: Final = (
 )
 
 BASIC: Final = Issuer(
-    "a Basic credential (a user name and password)",
-    "change that password at the host it was sent to: it is no session, it is never sent here",
+    "Basic (a user name and password, no session)",
+    "change that password at the host it was sent to",
 )
 UNKNOWN: Final = Issuer(
-    "an unknown issuer (not shaped like this service's sessions)",
+    "unknown issuer (not shaped like this service's sessions)",
     "find who issued it from where it was found, and revoke it there",
 )
 
@@ -208,7 +208,8 @@ def _jwt_issuer(iss: object, service_host: str | None) -> Issuer | None:
         return Issuer("a JWT of another issuer", "revoke it where its `iss` claim says")
     bare = host.partition(":")[0]
     name = next((n for h, n in _JWT_ISSUERS if bare == h or bare.endswith("." + h)), host)
-    return Issuer(name, f"revoke it at {name} (the JWT's issuer, {host})")
+    origin = "the JWT's issuer" if name == host else f"the JWT's issuer, {host}"
+    return Issuer(name, f"revoke it at {name} ({origin})")
 
 
 def _same_host(a: str, b: str) -> bool:
