@@ -3,6 +3,7 @@ sessions, record. It returns an :class:`Outcome`; showing it is the command laye
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from hygiene.revoke.plan import (
     ALREADY_REVOKED,
     FAILED,
     NOT_FOUND,
+    NOT_LIVE,
     REVOKED,
     SETTLED,
     WOULD_LOG_OUT,
@@ -49,6 +51,10 @@ from hygiene.stopping import StopRequest, run_bounded
 # make_client(config, sleep=...): the sleep ends a worker's waits at once on a stop request.
 MakeClient = Callable[..., ControlPlaneClient]
 LOGOUT_BOUND = 15.0  # seconds the closing logout may take, retries included
+NOT_OURS_HINT = (
+    "not a live session of this service; its issuer is unknown (set AIC_EMAIL and "
+    "AIC_PASSWORD or AIC_TOKEN to tell): if another service issued it, revoke it there"
+)
 
 
 @dataclass(frozen=True)
@@ -229,21 +235,33 @@ def _split(
 
 def _narrowed(
     sessions: list[SessionTarget], base_url: str, config: Config | None, env: Mapping[str, str]
-) -> tuple[list[SessionTarget], list[Result]]:
+) -> tuple[list[SessionTarget], list[Result], bool]:
     """Without ``AIC_TOKEN``, learn the service's session shape from a login of our own (the
     credentials given, never a new prompt) and set aside the sessions of another shape.
 
     Nothing is learned (the static rules alone hold) without credentials, or when the login
     does not work; the shape only narrows what is sent, it never widens it.
     """
-    if env.get("AIC_TOKEN", "").strip():
-        return sessions, []  # its shape, if a session's, is applied already; no login
+    token = env.get("AIC_TOKEN", "").strip()
+    if token:  # its shape, if a session's, is applied already; no login
+        return sessions, [], service_shape(token) is not None
     email = config.email if config is not None else env.get("AIC_EMAIL", "").strip()
     password = config.password if config is not None else env.get("AIC_PASSWORD")
     if not email or not password:
-        return sessions, []
+        return sessions, [], False
     shape = learn_shape(base_url, email, password, deadline=read_deadline(env))
-    return split_foreign(sessions, base_url, shape) if shape else (sessions, [])
+    if shape is None:
+        return sessions, [], False
+    return (*split_foreign(sessions, base_url, shape), True)
+
+
+def _unproven(results: list[Result]) -> list[Result]:
+    """Without the service's session shape, a 401 says only "not a live session here": the
+    value may be another service's key, live there. Say so beside ``not_live``."""
+    return [
+        dataclasses.replace(r, error=NOT_OURS_HINT) if r.status == NOT_LIVE and not r.error else r
+        for r in results
+    ]
 
 
 def _dry_run(
@@ -293,11 +311,13 @@ def revoke_leaked(
             done = _revoke(plan, config, talk, make_client, default_path(env))
             outcome.results, outcome.logout_error = done.results, done.logout_error
             outcome.errors += done.errors
+        shaped = False
         if sessions and not talk.stop.is_set():
-            sessions, unlike = _narrowed(sessions, base_url, config, env)
+            sessions, unlike, shaped = _narrowed(sessions, base_url, config, env)
             foreign += unlike
         if sessions:
-            outcome.results += _log_out(sessions, base_url, talk, read_deadline(env))
+            done_out = _log_out(sessions, base_url, talk, read_deadline(env))
+            outcome.results += done_out if shaped else _unproven(done_out)
         outcome.results += [*foreign, *plan.unresolved]
         outcome.signum = talk.stop.signum
     return outcome

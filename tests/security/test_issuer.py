@@ -304,3 +304,25 @@ def test_watch_revoke_sends_no_foreign_credential_and_logs_out_its_own(
     assert events[fingerprint(ours)]["status"] == "logged_out"
     assert not is_live(control_plane, ours)
     assert_never_sent(relay.sent, items)
+
+
+def test_without_the_session_shape_a_401_is_not_called_dead_silently(
+    control_plane: ControlPlane, relay: RecordingRelay, tmp_path: Path, guard: SecretGuard
+) -> None:
+    """No credentials: an opaque value may be the service's, so it is asked; its 401 says only
+    that it is no live session here, and the result says so (it may be live elsewhere)."""
+    ours = own_session(control_plane, guard)
+    (opaque,) = [guard.remember(item.value) for item in strangers()[:1]]
+    log = tmp_path / "app.log"
+    log.write_text(
+        f"Authorization: Bearer {opaque}\nAuthorization: Bearer {ours}\n", encoding="utf-8"
+    )
+    env = env_for(control_plane, relay, tmp_path, AIC_EMAIL="", AIC_PASSWORD="")
+    proc = run_hygiene(guard, "--scan", str(log), "--format", "json", env=env, prog="revoke-leaked")
+    found = by_fingerprint(json.loads(proc.stdout))
+    assert found[fingerprint(ours)]["status"] == "logged_out"
+    stranger = found[fingerprint(opaque)]
+    assert stranger["status"] == "not_live"
+    assert "issuer is unknown" in str(stranger["error"])
+    assert "revoke it there" in str(stranger["error"])
+    assert "error" not in found[fingerprint(ours)]
