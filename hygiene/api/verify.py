@@ -23,7 +23,7 @@ from hygiene.api.bearer import bearer_client, bearer_headers, each_concurrently
 from hygiene.api.config import check_base_url
 from hygiene.api.endpoints import MEMBERSHIPS
 from hygiene.api.transport import RetryPolicy
-from hygiene.detection import AIC_PAT, fingerprint
+from hygiene.detection import AIC_PAT, PAT_PREFIX, fingerprint
 from hygiene.errors import HygieneError
 from hygiene.progress import ItemProgress
 
@@ -69,7 +69,8 @@ def verify_tokens(
     deadline: float | None = None,
     progress: ItemProgress | None = None,
 ) -> dict[str, Liveness]:
-    """``{fingerprint: "live" | "dead" | "unknown"}`` for each distinct token.
+    """``{fingerprint: "live" | "dead" | "unknown"}`` for each distinct token; a value that is
+    not a ``pat_AIC_`` token is never sent (``unknown``).
 
     Raises :class:`~hygiene.errors.UsageError` for a ``base_url`` that is not https (plain
     http only for loopback, or with ``allow_http``). ``timeout`` bounds each check (wall
@@ -77,9 +78,12 @@ def verify_tokens(
     ``progress`` counts the answers (an unknown one as failed).
     """
     url = check_base_url(base_url, allow_http)
-    unique = {fingerprint(t): t for t in tokens}
+    given = {fingerprint(t): t for t in tokens}
+    # Only a PAT is this service's by its very prefix: any other value stays unknown, unsent.
+    unique = {fp: t for fp, t in given.items() if t.startswith(PAT_PREFIX)}
+    unsent: dict[str, Liveness] = {fp: "unknown" for fp in given if fp not in unique}
     if not unique:
-        return {}
+        return unsent
     progress = progress if progress is not None else ItemProgress()
     progress.total = len(unique)
     policy = _policy(timeout)
@@ -91,7 +95,7 @@ def verify_tokens(
             unique.values(),
             on_done=lambda answer: progress.item(failed=answer == "unknown"),
         )
-    return dict(zip(unique, answers, strict=True))
+    return {**unsent, **dict(zip(unique, answers, strict=True))}
 
 
 def verified_findings(

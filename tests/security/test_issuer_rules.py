@@ -11,12 +11,22 @@ import secrets
 import httpx
 import pytest
 
+from hygiene.api.verify import verify_tokens
+from hygiene.detection import fingerprint
 from hygiene.issuers import BASIC, UNKNOWN, SessionShape, host_of, is_basic, issuer_of
 from hygiene.revoke.plan import FOREIGN
 from hygiene.revoke.sessions import SessionTarget, log_out_one, service_shape
 from hygiene.testing.state import State
 from tests.helpers import new_session_token
-from tests.security.issuer_kit import HEX, RecordingRelay, b64url, jwt, rnd, third_party
+from tests.security.issuer_kit import (
+    HEX,
+    RecordingRelay,
+    assert_never_sent,
+    b64url,
+    jwt,
+    rnd,
+    third_party,
+)
 
 SERVICE = "https://pam.example.test"
 
@@ -160,3 +170,25 @@ def test_log_out_one_refuses_a_foreign_value_whoever_calls_it(control_plane) -> 
             assert result.status == FOREIGN, item.label
             assert result.issuer
         assert relay.connections == 0
+
+
+def test_verify_tokens_sends_only_pats(control_plane, guard) -> None:
+    """The verification function itself refuses what is no PAT, whoever calls it."""
+    port = int(control_plane.base_url.rsplit(":", 1)[1])
+    items = third_party()
+    for item in items:
+        guard.remember(item.value)
+    _, pat = control_plane.state.create_pat(
+        control_plane.email, "org_main", "v", ["safes:read"], 30
+    )
+    guard.remember(pat)
+    values = [item.value for item in items]
+    with RecordingRelay(port) as relay:
+        answers = verify_tokens(values, relay.url)
+        assert relay.connections == 0
+        assert set(answers.values()) == {"unknown"}
+        answers = verify_tokens([*values, pat], relay.url)
+        sent = relay.sent
+    assert answers[fingerprint(pat)] == "live"
+    assert len(answers) == len(items) + 1
+    assert_never_sent(sent, items)
