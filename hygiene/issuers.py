@@ -133,6 +133,7 @@ _JWT_ISSUERS: Final = (
     ("gitlab.com", "GitLab"),
 )
 _HOST: Final = re.compile(r"[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?(?::[0-9]{1,5})?")
+_IP: Final = re.compile(r"[0-9.]+")  # IPv4; an IPv6 host is no plain host name here
 _B64: Final = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _B64URL: Final = re.compile(r"[A-Za-z0-9_-]*")
 _MAX_JWT_PART: Final = 8192
@@ -202,7 +203,7 @@ def _jwt_issuer(iss: object, service_host: str | None) -> Issuer | None:
     if not isinstance(iss, str):
         return None  # no issuer claimed: it may be the service's own
     host = host_of(iss)
-    if host is not None and service_host is not None and _same_host(host, service_host):
+    if host is not None and service_host is not None and _issued_by(host, service_host):
         return None
     if host is None:
         return Issuer("a JWT of another issuer", "revoke it where its `iss` claim says")
@@ -212,9 +213,16 @@ def _jwt_issuer(iss: object, service_host: str | None) -> Issuer | None:
     return Issuer(name, f"revoke it at {name} ({origin})")
 
 
-def _same_host(a: str, b: str) -> bool:
-    # A port on one side only still names the same service (https://h and h:443).
-    return a == b or (a.partition(":")[0] == b.partition(":")[0] and (":" not in a or ":" not in b))
+def _issued_by(iss_host: str, service_host: str) -> bool:
+    """Whether a JWT issued at ``iss_host`` may be the service's: the service's own host or a
+    name under it (``auth.pam.example.com`` for ``pam.example.com``). A sibling or parent
+    name is another issuer: without the public-suffix list, ``a.co.uk`` and ``b.co.uk``
+    cannot be told from one company's two hosts. Ports differ only when both are written."""
+    iss, _, iss_port = iss_host.partition(":")
+    ours, _, our_port = service_host.partition(":")
+    if iss_port and our_port and iss_port != our_port:
+        return False
+    return iss == ours or (not _IP.fullmatch(ours) and iss.endswith("." + ours))
 
 
 def known_issuer(value: str) -> Issuer | None:

@@ -31,7 +31,7 @@ from hygiene.api.endpoints import LOGIN, LOGOUT, MEMBERSHIPS
 from hygiene.api.transport import RetryPolicy
 from hygiene.detection import PAT_PREFIX, fingerprint
 from hygiene.errors import HygieneError
-from hygiene.issuers import Issuer, SessionShape, issuer_of
+from hygiene.issuers import Issuer, SessionShape, is_basic, issuer_of, known_issuer
 from hygiene.revoke.plan import FAILED, FOREIGN, LOGGED_OUT, NOT_LIVE, Result
 from hygiene.revoke.pool import run_stoppable
 from hygiene.scan import Detection
@@ -68,7 +68,9 @@ class SessionTarget:
 def service_shape(sample: str | None) -> SessionShape | None:
     """The shape of the service's sessions, learned from ``sample`` (the user's own session
     token, ``AIC_TOKEN``); None for no sample, a PAT, or a value that is not the service's."""
-    if not sample or sample.startswith(PAT_PREFIX) or issuer_of(sample) is not None:
+    # A known format or a password is no session; a JWT naming any issuer is fine here: the
+    # shape only narrows what the static rules let through (it can never widen them).
+    if not sample or sample.startswith(PAT_PREFIX) or known_issuer(sample) or is_basic(sample):
         return None
     return SessionShape.learn(sample)
 

@@ -78,10 +78,14 @@ def test_basic_is_a_password_and_json_in_base64_is_not() -> None:
     [
         (SERVICE, True),
         (SERVICE + "/", True),
-        (SERVICE + ":443/realms/x", False),  # an explicit port the service's URL lacks: same
+        (SERVICE + ":443/realms/x", True),  # h and h:443 name one service
         ("https://PAM.example.test/", True),
         ("pam.example.test", True),
+        ("https://auth.pam.example.test/realms/x", True),  # a name under the service's
+        ("https://example.test", False),  # a parent: another issuer
+        ("https://auth.example.test", False),  # a sibling: another issuer
         ("https://pam.example.test.evil.example", False),
+        ("https://evilpam.example.test", False),
         ("https://pam.example.test@evil.example", False),
         ("https://evil.example/pam.example.test", False),
         ("https://evil.example?h=pam.example.test", False),
@@ -90,12 +94,37 @@ def test_basic_is_a_password_and_json_in_base64_is_not() -> None:
     ],
 )
 def test_jwt_issuer_is_compared_by_host(iss: str, ours: bool) -> None:
-    value = jwt({"iss": iss, "sub": "u"})
-    found = issuer_of(value, SERVICE)
-    if iss == SERVICE + ":443/realms/x":
-        assert found is None  # h and h:443 name one service: not refused
-    else:
-        assert (found is None) == ours, found
+    found = issuer_of(jwt({"iss": iss, "sub": "u"}), SERVICE)
+    assert (found is None) == ours, found
+
+
+@pytest.mark.parametrize(
+    ("service", "iss", "ours"),
+    [
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8080", True),
+        ("http://127.0.0.1:8080", "http://127.0.0.1:8081", False),
+        ("http://127.0.0.1:8080", "http://x.127.0.0.1:8080", False),  # no names under an IP
+        ("https://pam.example.test:8443", "https://pam.example.test:9443", False),
+        ("http://[::1]:8080", "http://[::1]:8080", False),  # IPv6: no plain host, refused
+    ],
+)
+def test_jwt_issuer_ports_and_addresses(service: str, iss: str, ours: bool) -> None:
+    found = issuer_of(jwt({"iss": iss}), service)
+    assert (found is None) == ours, found
+
+
+def test_a_learned_shape_never_widens_the_rule() -> None:
+    """A service (or a hostile one) answering its login with a Google-issued JWT cannot make
+    leaked Google JWTs look like its own sessions."""
+    shape = service_shape(jwt({"iss": "https://accounts.google.com", "sub": "me"}))
+    assert shape is not None
+    google = jwt({"iss": "https://accounts.google.com", "sub": "victim"})
+    assert shape.matches(google)
+    found = issuer_of(google, SERVICE, shape)
+    assert found is not None
+    assert found.name == "Google"
+    for item in third_party():
+        assert issuer_of(item.value, SERVICE, shape) is not None, item.label
 
 
 def test_jwt_without_issuer_may_be_ours_and_a_broken_one_is_no_jwt() -> None:
