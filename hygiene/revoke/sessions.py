@@ -86,13 +86,28 @@ def _access_token(response: httpx.Response) -> str | None:
     return token if token.isprintable() and " " not in token else None
 
 
+SHAPE_BOUND = 10.0  # seconds learning the shape may take: a stalling login costs no more
+
+
 def learn_shape(
     base_url: str, email: str, password: str, *, deadline: float | None = None
 ) -> SessionShape | None:
     """Log in once to see what the service's sessions look like, then log that session out;
     None when that does not work (the static rules still hold). A learned shape only ever
-    narrows what is sent: a value the static rules refuse stays refused."""
-    with bearer_client(base_url, deadline=deadline) as client:
+    narrows what is sent: a value the static rules refuse stays refused.
+
+    It takes at most :data:`SHAPE_BOUND` seconds, or half the command's ``deadline``."""
+    bound = SHAPE_BOUND if deadline is None else min(SHAPE_BOUND, deadline / 2)
+    policy = RetryPolicy(
+        attempts=2,
+        timeout_attempts=1,
+        throttled_attempts=2,
+        max_retry_after=bound / 2,
+        stall=bound,
+        request_deadline=bound,
+        grace=bound / 2,
+    )
+    with bearer_client(base_url, policy=policy, timeout=bound, deadline=bound) as client:
         try:
             answer = client.post(LOGIN, json={"email": email, "password": password})
         except (httpx.HTTPError, HygieneError):
@@ -203,6 +218,7 @@ def log_out_all(
 
 
 __all__ = [
+    "SHAPE_BOUND",
     "SessionTarget",
     "learn_shape",
     "log_out_all",
