@@ -3,7 +3,6 @@ sessions, record. It returns an :class:`Outcome`; showing it is the command laye
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,7 +27,6 @@ from hygiene.revoke.plan import (
     ALREADY_REVOKED,
     FAILED,
     NOT_FOUND,
-    NOT_LIVE,
     REVOKED,
     SETTLED,
     WOULD_LOG_OUT,
@@ -45,16 +43,13 @@ from hygiene.revoke.sessions import (
     log_out_all,
     service_shape,
     split_foreign,
+    unproven,
 )
 from hygiene.stopping import StopRequest, run_bounded
 
 # make_client(config, sleep=...): the sleep ends a worker's waits at once on a stop request.
 MakeClient = Callable[..., ControlPlaneClient]
 LOGOUT_BOUND = 15.0  # seconds the closing logout may take, retries included
-NOT_OURS_HINT = (
-    "not a live session of this service; its issuer is unknown (set AIC_EMAIL and "
-    "AIC_PASSWORD or AIC_TOKEN to tell): if another service issued it, revoke it there"
-)
 
 
 @dataclass(frozen=True)
@@ -255,15 +250,6 @@ def _narrowed(
     return (*split_foreign(sessions, base_url, shape), True)
 
 
-def _unproven(results: list[Result]) -> list[Result]:
-    """Without the service's session shape, a 401 says only "not a live session here": the
-    value may be another service's key, live there. Say so beside ``not_live``."""
-    return [
-        dataclasses.replace(r, error=NOT_OURS_HINT) if r.status == NOT_LIVE and not r.error else r
-        for r in results
-    ]
-
-
 def _dry_run(
     plan: Plan, sessions: list[SessionTarget], foreign: list[Result], errors: list[str]
 ) -> Outcome:
@@ -317,7 +303,7 @@ def revoke_leaked(
             foreign += unlike
         if sessions:
             done_out = _log_out(sessions, base_url, talk, read_deadline(env))
-            outcome.results += done_out if shaped else _unproven(done_out)
+            outcome.results += done_out if shaped else [unproven(r) for r in done_out]
         outcome.results += [*foreign, *plan.unresolved]
         outcome.signum = talk.stop.signum
     return outcome

@@ -20,6 +20,7 @@ user are needed: the leaked token authenticates its own logout.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -63,6 +64,20 @@ class SessionTarget:
             issuer=issuer.name,
             next_step=issuer.next_step,
         )
+
+
+NOT_OURS_HINT = (
+    "not a live session of this service; its issuer is unknown (set AIC_EMAIL and "
+    "AIC_PASSWORD or AIC_TOKEN to tell): if another service issued it, revoke it there"
+)
+
+
+def unproven(result: Result) -> Result:
+    """Without the service's session shape, a 401 says only "not a live session here": the
+    value may be another service's key, live there. Say so beside ``not_live``."""
+    if result.status != NOT_LIVE or result.error:
+        return result
+    return dataclasses.replace(result, error=NOT_OURS_HINT)
 
 
 def service_shape(sample: str | None) -> SessionShape | None:
@@ -218,6 +233,7 @@ def log_out_all(
 
 
 __all__ = [
+    "NOT_OURS_HINT",
     "SHAPE_BOUND",
     "SessionTarget",
     "learn_shape",
@@ -226,4 +242,5 @@ __all__ = [
     "service_shape",
     "session_targets",
     "split_foreign",
+    "unproven",
 ]

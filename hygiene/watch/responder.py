@@ -28,7 +28,13 @@ from hygiene.inventory import open_inventory
 from hygiene.issuers import issuer_of
 from hygiene.revoke.plan import FAILED, NOT_FOUND, REVOKED, UNRESOLVED, Result, Target
 from hygiene.revoke.run import revoke_one
-from hygiene.revoke.sessions import SessionTarget, learn_shape, log_out_one, service_shape
+from hygiene.revoke.sessions import (
+    SessionTarget,
+    learn_shape,
+    log_out_one,
+    service_shape,
+    unproven,
+)
 
 MakeClient = Callable[[Config], ControlPlaneClient]
 
@@ -62,7 +68,8 @@ class Responder:
         target = SessionTarget(secret.fingerprint, where, secret.masked, secret.token)
         issuer = issuer_of(secret.token, self._base_url, self._shape)
         if issuer is None:
-            return log_out_one(self._bearer, target)
+            result = log_out_one(self._bearer, target)
+            return result if self._shape is not None else unproven(result)
         foreign = target.foreign(issuer)
         # An event has no issuer field of its own: the next step is what a reader needs.
         return dataclasses.replace(

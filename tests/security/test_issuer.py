@@ -326,3 +326,33 @@ def test_without_the_session_shape_a_401_is_not_called_dead_silently(
     assert "issuer is unknown" in str(stranger["error"])
     assert "revoke it there" in str(stranger["error"])
     assert "error" not in found[fingerprint(ours)]
+
+
+def test_watch_without_the_session_shape_says_the_issuer_is_unknown(
+    control_plane: ControlPlane, relay: RecordingRelay, tmp_path: Path, guard: SecretGuard
+) -> None:
+    """Watching with a PAT as AIC_TOKEN (no session to learn from): an opaque value is asked
+    about, and its 401 is reported with the unknown-issuer hint, not as plainly dead."""
+    _, pat = control_plane.state.create_pat(
+        control_plane.email, "org_main", "watcher", ["safes:read", "tokens:write"], 30
+    )
+    guard.remember(pat)
+    (opaque,) = [guard.remember(item.value) for item in strangers()[:1]]
+    log = tmp_path / "app.log"
+    log.write_text("")
+    env = {
+        **os.environ,
+        **env_for(control_plane, relay, tmp_path, AIC_TOKEN=pat, AIC_EMAIL="", AIC_PASSWORD=""),
+    }
+    cmd = [sys.executable, "-m", "hygiene", "watch", "app.log", "--revoke", "--format", "json"]
+    watch = Watch(cmd, tmp_path, env, guard)
+    try:
+        watch.started()
+        with log.open("a", encoding="utf-8") as f:
+            f.write(f"DEBUG Authorization: Bearer {opaque}\n")
+        event = watch.events.get(timeout=60)
+    finally:
+        assert watch.stop() == 0
+    assert event["fingerprint"] == fingerprint(opaque)
+    assert event["status"] == "not_live"
+    assert "issuer is unknown" in str(event["error"])
