@@ -165,7 +165,11 @@ class RecordingRelay:
             threading.Thread(target=self._relay, args=(client,), daemon=True).start()
 
     def _relay(self, client: socket.socket) -> None:
-        upstream = socket.create_connection(("127.0.0.1", self._upstream))
+        try:
+            upstream = socket.create_connection(("127.0.0.1", self._upstream))
+        except OSError:  # the server is gone: the client sees the connection close
+            client.close()
+            return
         with self._lock:
             self._socks.append(upstream)
         threading.Thread(target=self._pump, args=(upstream, client, False), daemon=True).start()
