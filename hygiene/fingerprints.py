@@ -60,7 +60,8 @@ def basic_parts(value: str) -> tuple[str, str] | None:
     if b":" not in raw or not _PRINTABLE.fullmatch(raw):
         return None
     user, password = raw.decode("ascii").split(":", 1)
-    return user, password
+    # A JSON object (`{"a":1}` base64'd: some services' opaque tokens) has no user name.
+    return None if user.startswith(("{", "[")) else (user, password)
 
 
 def entropy_bits(value: str) -> float:

@@ -153,9 +153,9 @@ def test_scanning_never_reaches_the_network(module: str) -> None:
     assert not [m for m in reached if m == "hygiene.api" or m.startswith("hygiene.api.")]
 
 
-# The detection core: what a secret is (detection), what a value looks like (shapes) and how a
-# secret is named without being shown (fingerprints).
-CORE = ("hygiene.detection", "hygiene.fingerprints", "hygiene.shapes")
+# The detection core: what a secret is (detection), what a value looks like (shapes), how a
+# secret is named without being shown (fingerprints) and who issued it (issuers).
+CORE = ("hygiene.detection", "hygiene.fingerprints", "hygiene.issuers", "hygiene.shapes")
 
 
 @pytest.mark.parametrize("module", CORE)

@@ -2,7 +2,9 @@
 (``--verify``) or a leaked session token (logged out with itself).
 
 Such a token goes to the user's ``AIC_BASE_URL`` and nowhere else: redirects are never
-followed, so it cannot travel to another host. Requests go through the retrying transport
+followed, so it cannot travel to another host. And only a token that may be the service's own
+goes there at all: callers ask :mod:`hygiene.issuers` first (verification sends ``pat_AIC_``
+tokens only; a leaked session is sorted by :func:`hygiene.revoke.sessions.split_foreign`). Requests go through the retrying transport
 (429, 5xx, connection errors), carry the toolkit's User-Agent and bounded timeouts, and run
 concurrently on a small thread pool.
 """

@@ -5,6 +5,10 @@
 ``dead``, anything else (403, 429 after retries, 5xx, a redirect, a network error) is
 ``unknown``. :func:`verified_findings` marks a scan's findings with the answers; they carry
 the answer, never the token.
+
+Liveness never turns unknown into clean: a finding is dropped (``only_live``) only when the
+service itself said ``dead``; an unknown one is kept, marked unknown, and so is every PAT when
+the service cannot be asked at all (:func:`unknown_findings`).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from hygiene.api.bearer import bearer_client, bearer_headers, each_concurrently
 from hygiene.api.config import check_base_url
 from hygiene.api.endpoints import MEMBERSHIPS
 from hygiene.api.transport import RetryPolicy
-from hygiene.detection import AIC_PAT, fingerprint
+from hygiene.detection import AIC_PAT, PAT_PREFIX, fingerprint
 from hygiene.errors import HygieneError
 from hygiene.progress import ItemProgress
 
@@ -65,7 +69,8 @@ def verify_tokens(
     deadline: float | None = None,
     progress: ItemProgress | None = None,
 ) -> dict[str, Liveness]:
-    """``{fingerprint: "live" | "dead" | "unknown"}`` for each distinct token.
+    """``{fingerprint: "live" | "dead" | "unknown"}`` for each distinct token; a value that is
+    not a ``pat_AIC_`` token is never sent (``unknown``).
 
     Raises :class:`~hygiene.errors.UsageError` for a ``base_url`` that is not https (plain
     http only for loopback, or with ``allow_http``). ``timeout`` bounds each check (wall
@@ -73,9 +78,12 @@ def verify_tokens(
     ``progress`` counts the answers (an unknown one as failed).
     """
     url = check_base_url(base_url, allow_http)
-    unique = {fingerprint(t): t for t in tokens}
+    given = {fingerprint(t): t for t in tokens}
+    # Only a PAT is this service's by its very prefix: any other value stays unknown, unsent.
+    unique = {fp: t for fp, t in given.items() if t.startswith(PAT_PREFIX)}
+    unsent: dict[str, Liveness] = {fp: "unknown" for fp in given if fp not in unique}
     if not unique:
-        return {}
+        return unsent
     progress = progress if progress is not None else ItemProgress()
     progress.total = len(unique)
     policy = _policy(timeout)
@@ -87,7 +95,7 @@ def verify_tokens(
             unique.values(),
             on_done=lambda answer: progress.item(failed=answer == "unknown"),
         )
-    return dict(zip(unique, answers, strict=True))
+    return {**unsent, **dict(zip(unique, answers, strict=True))}
 
 
 def verified_findings(
@@ -99,19 +107,28 @@ def verified_findings(
     deadline: float | None = None,
     progress: ItemProgress | None = None,
 ) -> list[Finding]:
-    """The result's findings, PATs marked with their liveness (``only_live``: live ones only;
-    ``progress``: see :func:`verify_tokens`)."""
+    """The result's findings, PATs marked with their liveness (``only_live``: all but the dead
+    ones; ``progress``: see :func:`verify_tokens`)."""
     tokens = [d.secret.token for d in result.detections if d.secret.type_id == AIC_PAT]
     answers = verify_tokens(
         tokens, base_url, allow_http=allow_http, deadline=deadline, progress=progress
     )
-    marked = [
+    marked = _marked(result.findings, answers)
+    return [f for f in marked if f.live != "dead"] if only_live else marked
+
+
+def _marked(findings: Iterable[Finding], answers: dict[str, Liveness]) -> list[Finding]:
+    return [
         dataclasses.replace(f, live=answers.get(f.fingerprint, "unknown"))
         if f.type == AIC_PAT
         else f
-        for f in result.findings
+        for f in findings
     ]
-    return [f for f in marked if f.live == "live"] if only_live else marked
 
 
-__all__ = ["Liveness", "verified_findings", "verify_tokens"]
+def unknown_findings(result: ScanResult) -> list[Finding]:
+    """The result's findings, every PAT marked ``unknown``: the service could not be asked."""
+    return _marked(result.findings, {})
+
+
+__all__ = ["Liveness", "unknown_findings", "verified_findings", "verify_tokens"]

@@ -34,6 +34,7 @@ from hygiene.errors import (
     EXIT_ERROR,
     EXIT_FINDINGS,
     EXIT_OK,
+    HygieneError,
     InputError,
     Interrupted,
     UsageError,
@@ -76,22 +77,39 @@ def _summary(reported: int, suppressed: int, result: ScanResult) -> str:
 
 
 def _verified(result: ScanResult, options: ReportOptions, env: Mapping[str, str]) -> list[Finding]:
+    """The findings marked live/dead/unknown. Verification never hides a finding it could not
+    judge: a service that cannot be asked (no or a bad AIC_BASE_URL) or did not answer leaves
+    its PATs ``unknown`` and reported, with a warning; ``--only-live`` drops only dead ones."""
     # The HTTP client only when asked for: a scan without --verify never loads it.
     from hygiene.api.config import read_deadline, service_url
-    from hygiene.api.verify import verified_findings
+    from hygiene.api.verify import unknown_findings, verified_findings
 
-    base_url = service_url(env, missing="--verify needs AIC_BASE_URL (the service to ask)")
-    allow_http = env.get("AIC_ALLOW_HTTP", "") == "1"  # as service_url() read it
     count = sum(1 for d in result.detections if d.finding.type == "aic-pat")
-    with item_bar(sys.stderr, "tokens", "unknown")("verifying", count) as progress:
-        return verified_findings(
-            result,
-            base_url,
-            allow_http=allow_http,
-            only_live=options.only_live,
-            deadline=read_deadline(env),
-            progress=progress,
-        )
+    if not count:
+        return list(result.findings)
+    try:
+        base_url = service_url(env, missing="--verify needs AIC_BASE_URL (the service to ask)")
+        allow_http = env.get("AIC_ALLOW_HTTP", "") == "1"  # as service_url() read it
+        with item_bar(sys.stderr, "tokens", "unknown")("verifying", count) as progress:
+            found = verified_findings(
+                result,
+                base_url,
+                allow_http=allow_http,
+                only_live=options.only_live,
+                deadline=read_deadline(env),
+                progress=progress,
+            )
+    except HygieneError as exc:
+        _warn(f"--verify: {one_line(str(exc))}; every PAT reported with liveness unknown")
+        return unknown_findings(result)
+    unknown = sum(1 for f in found if f.live == "unknown")
+    if unknown:
+        _warn(f"--verify: {unknown} PAT finding(s) of unknown liveness (kept): no clear answer")
+    return found
+
+
+def _warn(message: str) -> None:
+    print(f"hygiene: warning: {message}", file=sys.stderr)
 
 
 def _write(options: ReportOptions, report: str, found: list[Finding]) -> str | None:
@@ -223,7 +241,9 @@ def literal_paths(args: list[str], valued: frozenset[str]) -> list[str]:
 @click.option("--write-baseline", metavar="FILE", help="Record the findings' fingerprints.")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip matching paths (repeatable).")
 @click.option("--verify", is_flag=True, help="Ask AIC_BASE_URL whether each PAT found is live.")
-@click.option("--only-live", is_flag=True, help="With --verify: report live PATs only.")
+@click.option(
+    "--only-live", is_flag=True, help="With --verify: leave out PATs the service says are dead."
+)
 @click.option(
     "--config",
     metavar="FILE",

@@ -37,7 +37,14 @@ from hygiene.revoke.plan import (
 )
 from hygiene.revoke.run import revoke_all
 from hygiene.revoke.scanned import STDIN, Scanned, scan_paths
-from hygiene.revoke.sessions import SessionTarget, log_out_all
+from hygiene.revoke.sessions import (
+    SessionTarget,
+    learn_shape,
+    log_out_all,
+    service_shape,
+    split_foreign,
+    unproven,
+)
 from hygiene.stopping import StopRequest, run_bounded
 
 # make_client(config, sleep=...): the sleep ends a worker's waits at once on a stop request.
@@ -208,15 +215,52 @@ def _collect(
         return make_plan([*leaks, *scanned.pats], ids, inventory), scanned
 
 
-def _dry_run(plan: Plan, scanned: Scanned) -> Outcome:
+def _split(
+    sessions: list[SessionTarget], env: Mapping[str, str]
+) -> tuple[list[SessionTarget], list[Result]]:
+    """The sessions that may be the service's, and the others as ``foreign`` results.
+
+    The service's host comes from ``AIC_BASE_URL`` as written (a dry run needs no valid one:
+    without it every JWT naming an issuer is foreign), its sessions' shape from ``AIC_TOKEN``.
+    """
+    url = env.get("AIC_BASE_URL", "").strip() or None
+    shape = service_shape(env.get("AIC_TOKEN", "").strip() or None)
+    return split_foreign(sessions, url, shape)
+
+
+def _narrowed(
+    sessions: list[SessionTarget], base_url: str, config: Config | None, env: Mapping[str, str]
+) -> tuple[list[SessionTarget], list[Result], bool]:
+    """Without ``AIC_TOKEN``, learn the service's session shape from a login of our own (the
+    credentials given, never a new prompt) and set aside the sessions of another shape.
+
+    Nothing is learned (the static rules alone hold) without credentials, or when the login
+    does not work; the shape only narrows what is sent, it never widens it.
+    """
+    token = env.get("AIC_TOKEN", "").strip()
+    if token:  # its shape, if a session's, is applied already; no login
+        return sessions, [], service_shape(token) is not None
+    email = config.email if config is not None else env.get("AIC_EMAIL", "").strip()
+    password = config.password if config is not None else env.get("AIC_PASSWORD")
+    if not email or not password:
+        return sessions, [], False
+    shape = learn_shape(base_url, email, password, deadline=read_deadline(env))
+    if shape is None:
+        return sessions, [], False
+    return (*split_foreign(sessions, base_url, shape), True)
+
+
+def _dry_run(
+    plan: Plan, sessions: list[SessionTarget], foreign: list[Result], errors: list[str]
+) -> Outcome:
     would = [
         Result(
             t.token_id, t.fingerprint, ALREADY_REVOKED if t.state == STATE_REVOKED else WOULD_REVOKE
         )
         for t in plan.targets
     ]
-    would += [s.result(WOULD_LOG_OUT) for s in scanned.sessions]
-    return Outcome(would + plan.unresolved, scanned.errors, dry_run=True)
+    would += [s.result(WOULD_LOG_OUT) for s in sessions]
+    return Outcome([*would, *foreign, *plan.unresolved], errors, dry_run=True)
 
 
 def revoke_leaked(
@@ -232,16 +276,17 @@ def revoke_leaked(
     happened with ``signum`` set.
     """
     plan, scanned = _collect(opts, env, talk.stdin, talk.scan_progress)
-    sessions = scanned.sessions
+    # Only what may be the service's own session is ever sent to it; the rest is reported.
+    sessions, foreign = _split(scanned.sessions, env)
     if opts.dry_run:
-        return _dry_run(plan, scanned)
+        return _dry_run(plan, sessions, foreign, scanned.errors)
     # Everything is checked before the question, the password asked after it (as gh does):
     # a declined run never asked for one.
     config = read_config(env, can_ask=talk.prompt is not None) if plan.targets else None
     base_url = config.base_url if config is not None else service_url(env) if sessions else ""
     asking = bool(base_url) and talk.interactive and not opts.yes
     if asking and not talk.confirm(_question(plan, sessions, base_url)):
-        return Outcome(declined=True)
+        return Outcome(foreign, declined=True)
     talk.stop.check()
     if config is not None:
         config = ask_password(config, talk.prompt)
@@ -252,9 +297,14 @@ def revoke_leaked(
             done = _revoke(plan, config, talk, make_client, default_location(env))
             outcome.results, outcome.logout_error = done.results, done.logout_error
             outcome.errors += done.errors
+        shaped = False
+        if sessions and not talk.stop.is_set():
+            sessions, unlike, shaped = _narrowed(sessions, base_url, config, env)
+            foreign += unlike
         if sessions:
-            outcome.results += _log_out(sessions, base_url, talk, read_deadline(env))
-        outcome.results += plan.unresolved
+            done_out = _log_out(sessions, base_url, talk, read_deadline(env))
+            outcome.results += done_out if shaped else [unproven(r) for r in done_out]
+        outcome.results += [*foreign, *plan.unresolved]
         outcome.signum = talk.stop.signum
     return outcome
 

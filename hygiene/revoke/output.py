@@ -17,7 +17,8 @@ def summary(results: Sequence[Result], dry_run: bool = False) -> dict[str, int]:
 
 
 def exit_status(results: Sequence[Result]) -> int:
-    """0 when every item ended revoked, not_found, logged_out or not_live (or would), else 1."""
+    """0 when every item ended revoked, not_found, logged_out or not_live (or would), else 1:
+    a ``foreign`` credential is still live somewhere, for a human to revoke."""
     return EXIT_OK if all(r.status in SETTLED for r in results) else EXIT_FINDINGS
 
 
@@ -40,6 +41,8 @@ def _line(result: Result) -> str:
         parts.append(result.error)
     if result.where or result.masked:
         parts.append(" ".join(p for p in (result.where, result.masked) if p))
+    if result.issuer:
+        parts.append(f"issuer: {result.issuer}; not sent; {result.next_step}")
     return "  ".join(parts)
 
 

@@ -11,9 +11,11 @@ from hygiene.revoke.inputs import Leak
 
 REVOKED, NOT_FOUND, FAILED, UNRESOLVED = "revoked", "not_found", "failed", "unresolved"
 LOGGED_OUT, NOT_LIVE = "logged_out", "not_live"  # leaked session tokens (--scan)
+# A credential of another issuer (hygiene.issuers): never sent; revoked where it was issued.
+FOREIGN = "foreign"
 # --dry-run; already_revoked: the inventory marks the token revoked (issue 13)
 WOULD_REVOKE, WOULD_LOG_OUT, ALREADY_REVOKED = "would_revoke", "would_log_out", "already_revoked"
-STATUSES = (REVOKED, NOT_FOUND, FAILED, UNRESOLVED, LOGGED_OUT, NOT_LIVE)
+STATUSES = (REVOKED, NOT_FOUND, FAILED, UNRESOLVED, LOGGED_OUT, NOT_LIVE, FOREIGN)
 DRY_RUN_STATUSES = (WOULD_REVOKE, WOULD_LOG_OUT, ALREADY_REVOKED)
 SESSION_HINT = "a session token: --scan the files that hold it to log it out"
 # The statuses after which nothing is left to do.
@@ -42,6 +44,8 @@ class Result:
     error: str | None = None
     where: str = ""
     masked: str = ""
+    issuer: str = ""  # foreign: who issued it
+    next_step: str = ""  # foreign: where a human revokes it
 
     def as_json(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -54,6 +58,9 @@ class Result:
             data["error"] = self.error
         if self.where:
             data["where"] = self.where
+        if self.issuer:
+            data["issuer"] = self.issuer
+            data["next_step"] = self.next_step
         return data
 
 
@@ -100,6 +107,7 @@ __all__ = [
     "ALREADY_REVOKED",
     "DRY_RUN_STATUSES",
     "FAILED",
+    "FOREIGN",
     "LOGGED_OUT",
     "NOT_FOUND",
     "NOT_LIVE",

@@ -16,7 +16,9 @@ class Event:
 
     ``action``: ``none`` (reported only), ``revoke`` (a PAT) or ``logout`` (a session token);
     ``status``: ``found`` without an action, else the revoke statuses (``revoked``,
-    ``not_found``, ``failed``, ``unresolved``, ``logged_out``, ``not_live``); ``latency``:
+    ``not_found``, ``failed``, ``unresolved``, ``logged_out``, ``not_live``, and ``foreign``
+    for another issuer's credential, never sent: ``error`` then names the issuer and where to
+    revoke it); ``latency``:
     seconds from the moment the line was read to the action's answer.
     """
 

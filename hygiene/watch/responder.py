@@ -1,7 +1,9 @@
 """Acting on a leak without asking (``hygiene watch --revoke``), with the same pieces as
 ``revoke-leaked``: a PAT is resolved through the inventory and deleted with the user's
 session (``ControlPlaneClient``: renewal, organization, rate limits, retries); a session token
-is checked and logged out with itself (the bearer client: never redirected elsewhere).
+is checked and logged out with itself (the bearer client: never redirected elsewhere), unless
+it cannot be the service's session (:mod:`hygiene.issuers`): that one is reported ``foreign``,
+its issuer and where to revoke it in the event's ``error``, and never sent.
 
 One client of each kind serves the whole watch, shared by the action threads; :meth:`close`
 logs the watcher's own session out.
@@ -10,6 +12,7 @@ logs the watcher's own session out.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable
 
 import httpx
@@ -21,9 +24,16 @@ from hygiene.detection import AIC_PAT, Secret
 from hygiene.errors import AuthFailed
 from hygiene.inventory import REVOKED as STATE_REVOKED
 from hygiene.inventory import Location, open_inventory
+from hygiene.issuers import issuer_of
 from hygiene.revoke.plan import FAILED, NOT_FOUND, REVOKED, UNRESOLVED, Result, Target
 from hygiene.revoke.run import revoke_one
-from hygiene.revoke.sessions import SessionTarget, log_out_one
+from hygiene.revoke.sessions import (
+    SessionTarget,
+    learn_shape,
+    log_out_one,
+    service_shape,
+    unproven,
+)
 
 MakeClient = Callable[[Config], ControlPlaneClient]
 
@@ -35,6 +45,9 @@ class Responder:
         self, config: Config, inventory: Location, make_client: MakeClient = ControlPlaneClient
     ) -> None:
         self._inventory = inventory
+        self._config = config
+        self._base_url = config.base_url
+        self._shape = service_shape(config.token)  # AIC_TOKEN: a session of the service
         self._client = make_client(config)
         self._stack = contextlib.ExitStack()
         self._bearer: httpx.Client = self._stack.enter_context(bearer_client(config.base_url))
@@ -43,13 +56,24 @@ class Responder:
         """Log in and pick the organization now: AuthFailed for refused credentials, ApiError
         when the service cannot be reached (the watch may go on and try again later)."""
         self._client.use_org()
+        if self._shape is None and self._config.email and self._config.password:
+            # A login of our own shows what the service's sessions look like (then logged out).
+            self._shape = learn_shape(self._base_url, self._config.email, self._config.password)
 
     def act(self, secret: Secret, where: str) -> Result:
         """Revoke the PAT, or log the session out; never raises for one leak's failure."""
         if secret.type_id == AIC_PAT:
             return self._revoke(secret)
         target = SessionTarget(secret.fingerprint, where, secret.masked, secret.token)
-        return log_out_one(self._bearer, target)
+        issuer = issuer_of(secret.token, self._base_url, self._shape)
+        if issuer is None:
+            result = log_out_one(self._bearer, target)
+            return result if self._shape is not None else unproven(result)
+        foreign = target.foreign(issuer)
+        # An event has no issuer field of its own: the next step is what a reader needs.
+        return dataclasses.replace(
+            foreign, error=f"issuer: {issuer.name}; not sent; {issuer.next_step}"
+        )
 
     def _revoke(self, secret: Secret) -> Result:
         with open_inventory(self._inventory, create=False) as inventory:

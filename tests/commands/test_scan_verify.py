@@ -33,15 +33,22 @@ def test_verify_marks_live_and_dead(
         fingerprint(dead): "dead",
         fingerprint(session): None,
     }
+    # --only-live leaves out what the service called dead, nothing else.
     only = run_hygiene(guard, "scan", "--verify", "--only-live", cwd=tmp_path, env=env)
-    (line,) = only.stdout.decode().splitlines()
-    assert line.startswith("app.log:1:3: aic-pat pat_AIC_…")
-    assert line.endswith(" live")
+    assert only.returncode == 1, only.stderr
+    pat, bearer = only.stdout.decode().splitlines()
+    assert pat.startswith("app.log:1:3: aic-pat pat_AIC_…")
+    assert pat.endswith(" live")
+    assert bearer.startswith("app.log:3:")
 
 
-def test_verify_without_a_service_is_a_usage_error(tmp_path: Path, guard: SecretGuard) -> None:
+def test_verify_without_a_service_keeps_the_findings_unknown(
+    tmp_path: Path, guard: SecretGuard
+) -> None:
     (tmp_path / "a.txt").write_text(guard.pat() + "\n")
     proc = run_hygiene(guard, "scan", "--verify", cwd=tmp_path, env={"AIC_BASE_URL": ""})
-    assert proc.returncode == 2
+    assert proc.returncode == 1
     assert "AIC_BASE_URL" in proc.stderr.decode()
+    (line,) = proc.stdout.decode().splitlines()
+    assert line.endswith(" unknown")
     assert run_hygiene(guard, "scan", "--only-live", cwd=tmp_path).returncode == 2

@@ -81,6 +81,7 @@ def test_faults_together_every_id_revoked_then_rerun_is_harmless(
         "unresolved": 0,
         "logged_out": 0,
         "not_live": 0,
+        "foreign": 0,
     }
     assert {r["token_id"] for r in doc["results"]} == {x.token_id for x in leaks}
     assert all(control_plane.state.pat(x.token_id).revoked for x in leaks)
