@@ -69,9 +69,14 @@ def test_the_documented_sql_is_two_blocks() -> None:
 
 
 def test_a_creator_creates_and_a_responder_revokes(
-    team: dict[str, str], control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard
+    team: dict[str, str],
+    control_plane: ControlPlane,
+    tmp_path: Path,
+    guard: SecretGuard,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     guard.remember(control_plane.password)
+    monkeypatch.setenv("PGPASSWORD", team["password"])
     proc = run_hygiene(
         None,
         "tokens", "create", "--name", "ci", "--scope", "safes:read", "--days", "5",
@@ -136,7 +141,7 @@ def test_a_creator_cannot_migrate(team: dict[str, str], guard: SecretGuard) -> N
 
 def test_a_record_the_shared_inventory_refuses_goes_to_the_local_file(
     team: dict[str, str], control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard
-) -> None:
+) -> None:  # the local file needs no password
     guard.remember(control_plane.password)
     env = {**_env(team, "oncall_responder", control_plane), "XDG_DATA_HOME": str(tmp_path)}
     proc = run_hygiene(

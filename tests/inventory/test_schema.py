@@ -87,6 +87,7 @@ def _other(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
     import psycopg
 
     admin, password = request.getfixturevalue("postgres_server")
+    request.getfixturevalue("monkeypatch").setenv("PGPASSWORD", password)
     name = "other_" + secrets.token_hex(6)
     with psycopg.connect(admin, password=password, autocommit=True) as conn:
         conn.execute(f"CREATE DATABASE {name}")
