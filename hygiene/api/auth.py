@@ -28,7 +28,7 @@ import httpx
 
 from hygiene.api import logs
 from hygiene.api.transport import DEFAULT_TIMEOUT, GRACE, STALE
-from hygiene.errors import ApiError, AuthFailed, UsageError
+from hygiene.errors import ApiError, AuthFailed, UsageError, never_show
 
 RENEW_BEFORE = 60.0
 LOGIN_PATH = "/api/v1/auth/login"
@@ -101,6 +101,8 @@ class SessionAuth(httpx.Auth):
         self._base_url = base_url
         self._email = email
         self._password = password
+        never_show(password)  # a server may echo it back in an error message
+        never_show(token)
         self._clock = clock
         self._lock = threading.RLock()
         self._token = None if token is None else check_bearer(token, "AIC_TOKEN")
@@ -266,6 +268,7 @@ class SessionAuth(httpx.Auth):
         if not _BEARER_OK.fullmatch(token):
             raise ApiError(f"{step} failed: the answer's access_token is not a usable bearer token")
         now = self._clock()
+        never_show(token)
         self._token = token
         self._expires_at = now + lifetime
         before = RENEW_BEFORE if lifetime > RENEW_BEFORE else lifetime / 2
