@@ -13,8 +13,8 @@ layer (:func:`hygiene.cli.report_errors`, the one place where exceptions become 
 messages) renders them as the flags users typed (``--since needs --history``).
 
 Messages are one line and never hold a secret: :func:`one_line` masks every message (the
-detection core, the masking engine, and the secrets the process holds, :func:`never_show`)
-and writes what a terminal would act on visibly (:mod:`hygiene.display`) before it is printed.
+detection core, and the secrets the process holds, :func:`never_show`) and writes what a
+terminal would act on visibly (:mod:`hygiene.display`) before it is printed.
 """
 
 from __future__ import annotations
@@ -97,9 +97,13 @@ def never_show(secret: str | None) -> None:
 
 def masked_text(text: str) -> str:
     """``text`` with every secret masked: the values :func:`never_show` was given, then what
-    the detection core and the masking engine recognise (``Bearer ...``, ``password=...``)."""
+    the detection core recognises (PATs, ``Authorization`` and ``access_token`` values).
+
+    Not the masking engine's key rules: they would read a message's own words ("create
+    token: HTTP 403") as a key and its value; the client masks the service's words with the
+    engine where it reads them (:func:`hygiene.api.auth.error_message`).
+    """
     from hygiene.detection import ELLIPSIS, mask_secrets, masked_form
-    from hygiene.masking import mask
 
     with _NEVER_SHOWN_LOCK:
         known = sorted(_NEVER_SHOWN, key=len, reverse=True)  # a longer one may hold a shorter
@@ -107,7 +111,7 @@ def masked_text(text: str) -> str:
         if secret in text:
             # A short secret (a password) keeps no tail: too much of it would show.
             text = text.replace(secret, masked_form(secret) if len(secret) >= 32 else ELLIPSIS)
-    return mask(mask_secrets(text))
+    return mask_secrets(text)
 
 
 def one_line(message: str) -> str:

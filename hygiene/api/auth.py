@@ -29,6 +29,7 @@ import httpx
 from hygiene.api import logs
 from hygiene.api.transport import DEFAULT_TIMEOUT, GRACE, STALE
 from hygiene.errors import ApiError, AuthFailed, UsageError, never_show
+from hygiene.masking import mask
 
 RENEW_BEFORE = 60.0
 LOGIN_PATH = "/api/v1/auth/login"
@@ -68,12 +69,14 @@ def error_code(response: httpx.Response) -> str | None:
 
 
 def error_message(response: httpx.Response) -> str | None:
-    """The ``message`` field of an error body (one line, at most 200 characters), if any."""
+    """The ``message`` field of an error body (one line, masked, at most 200 characters)."""
     body = _json(response)
     message = body.get("message") if isinstance(body, dict) else None
     if not isinstance(message, str) or not message.strip():
         return None
-    line = " ".join(message.split())
+    # The service's words: masked with the engine (a server may echo a credential in a shape
+    # only its key rules know, "password=..."); shown escaped later (errors.one_line).
+    line = mask(" ".join(message.split()))
     return line if len(line) <= 200 else line[:199] + "…"
 
 

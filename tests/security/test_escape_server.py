@@ -267,9 +267,12 @@ def test_an_unknown_secret_in_a_message_is_masked_by_the_engine(
     tmp_path: Path, guard: SecretGuard
 ) -> None:
     # Not ours, so not known by value: the masking engine's rules catch it by its shape.
-    other = guard.session_token()
+    other, third, fourth = guard.session_token(), guard.session_token(), guard.session_token()
     pat = guard.pat()
-    message = f"see Authorization: Bearer {other} or {pat}{TERMINAL}"
+    message = (
+        f"see Authorization: Bearer {other} or {pat}{TERMINAL} or "
+        f'{{"client_secret": "{third}"}} or https://ci:{fourth}@example.invalid/'
+    )
     answer = Answer.json(403, {"error": "FORBIDDEN", "message": message})
     out, err, code, _ = _created_with(guard, tmp_path, answer)
     assert (code, out) == (2, b"")
