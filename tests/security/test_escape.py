@@ -17,10 +17,13 @@ import base64
 import io
 import json
 import os
+import queue
 import re
+import signal
 import subprocess
 import sys
 import tarfile
+import threading
 import zipfile
 from pathlib import Path
 from urllib.parse import unquote_to_bytes
@@ -28,6 +31,7 @@ from urllib.parse import unquote_to_bytes
 import pytest
 
 from hygiene.detection import PAT_PREFIX
+from hygiene.inventory import open_inventory
 from tests.helpers import SecretGuard, run_hygiene
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file names")
@@ -261,3 +265,96 @@ def test_install_hooks_shows_a_hostile_hooks_path_escaped(
     lines = lines_of(proc.stdout)
     assert len(lines) == 2  # pre-commit and pre-push, one line each
     assert all("\\x1b]0;pwned\\x07\\u202e\\ndone" in line for line in lines)
+
+
+HOSTILE_LABEL = (
+    "ci\x1b]0;pwned\x07\u202e\n" + "tok_forged  active  2030-01-01  sha256:000000000000  x"
+)
+
+
+def test_tokens_list_shows_hostile_names_and_scopes_escaped_one_row_each(
+    tmp_path: Path, guard: SecretGuard
+) -> None:
+    inventory = tmp_path / "inventory.sqlite3"
+    with open_inventory(inventory) as inv:
+        for number in range(3):
+            inv.add(
+                f"tok_{number}",
+                guard.pat(),
+                name=HOSTILE_LABEL,
+                scopes=["safes:read", "\x1b[2J\u2066scope\x9b"],
+                expires_at=None,
+            )
+    env = {"HYGIENE_INVENTORY": str(inventory)}
+    proc = run_hygiene(guard, "tokens", "list", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert_inert(proc.stdout, proc.stderr)
+    lines = lines_of(proc.stdout)
+    assert len(lines) == 4  # the header and one row per token
+    assert all("ci\\x1b]0;pwned\\x07\\u202e\\ntok_forged" in line for line in lines[1:])
+    as_json = run_hygiene(guard, "tokens", "list", "--format", "json", env=env)
+    assert_inert(as_json.stdout)
+    names = {t["name"] for t in json.loads(as_json.stdout)["tokens"]}
+    assert names == {HOSTILE_LABEL}  # json keeps the exact name
+
+
+def test_tokens_register_echoes_no_hostile_name(tmp_path: Path, guard: SecretGuard) -> None:
+    env = {"HYGIENE_INVENTORY": str(tmp_path / "inventory.sqlite3")}
+    value = guard.pat()
+    proc = run_hygiene(
+        guard,
+        "tokens",
+        "register",
+        "--token-id",
+        "tok_1",
+        "--name",
+        HOSTILE_LABEL,
+        input=value.encode(),
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert_inert(proc.stdout, proc.stderr)
+    listed = run_hygiene(guard, "tokens", "list", env=env)
+    assert_inert(listed.stdout, listed.stderr)
+    assert len(lines_of(listed.stdout)) == 2
+
+
+def _first_line(proc: subprocess.Popen[bytes], timeout: float = 60.0) -> bytes:
+    """The first line ``proc`` prints, read on a thread (bounded, never a verdict on time)."""
+    lines: queue.Queue[bytes] = queue.Queue()
+    assert proc.stdout is not None
+    stdout = proc.stdout
+    threading.Thread(target=lambda: lines.put(stdout.readline()), daemon=True).start()
+    return lines.get(timeout=timeout)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_watch_shows_a_hostile_file_name_escaped_on_one_line(
+    tmp_path: Path, guard: SecretGuard, fmt: str
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    name = NAMES["forged-finding"] + NAMES["osc52-clipboard"] + NAMES["bidi-override"]
+    _write(logs, name, f"Authorization: Bearer {guard.session_token()}\n")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hygiene", "watch", "--from-start", "--format", fmt, name],
+        cwd=logs,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        first = _first_line(proc)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rest, err = proc.communicate(timeout=60)
+    guard.capture(first, rest, err)
+    assert proc.returncode == 0, err
+    assert_inert(first, rest, err)
+    assert rest == b""  # one leak, one line: the name made no other
+    if fmt == "json":
+        assert json.loads(first)["path"] == name.decode()
+    else:
+        assert b"\\x1b]52;c;" in first
+        assert b"\\u202etxt.exe" in first
+        assert re.fullmatch(rb'"[^\n]*":1:\d+: bearer-token \S+ [0-9a-f]{12}\n', first)
