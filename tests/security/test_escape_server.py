@@ -294,3 +294,46 @@ def test_password_never_shown_even_when_short_words_match(
         proc = run_hygiene(guard, *CREATE, env=env_for(server, tmp_path))
     assert proc.returncode == 2
     assert server.password not in proc.stderr.decode()
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_hostile_report_cannot_forge_or_steer_revoke_results(
+    fmt: str, tmp_path: Path, guard: SecretGuard
+) -> None:
+    # A report is a file anyone may have written: its paths and masked forms are untrusted.
+    planted = guard.pat()
+    findings = [
+        {
+            "path": f"src/{TERMINAL}{FORGED}",
+            "line": 3,
+            "type": "aic-pat",
+            "masked": f"{planted}{TERMINAL}",  # a real value where a masked form belongs
+            "fingerprint": "sha256:" + secrets.token_hex(32),
+        }
+        for _ in range(3)
+    ]
+    report = tmp_path / f"report{TERMINAL}.json"
+    report.write_text(json.dumps({"findings": findings}), encoding="utf-8")
+    with HostileServer() as server:
+        guard.remember(server.password)
+        proc = run_hygiene(
+            guard,
+            str(report),
+            "--yes",
+            "--format",
+            fmt,
+            env=env_for(server, tmp_path),
+            prog="revoke-leaked",
+        )
+    assert proc.returncode == 1, proc.stderr  # unresolved, none revoked
+    assert_inert(proc.stdout, proc.stderr)
+    if fmt == "text":
+        lines = lines_of(proc.stdout)
+        assert len(lines) == 3  # one per finding; the forged "revoked" lines are inside them
+        assert all(line.startswith("unresolved ") for line in lines)
+        assert all(PAT_PREFIX + "\N{HORIZONTAL ELLIPSIS}" in line for line in lines)
+    else:
+        results = json.loads(proc.stdout)["results"]
+        assert [r["status"] for r in results] == ["unresolved"] * 3
+    (summary,) = [ln for ln in lines_of(proc.stderr) if ln.startswith("revoke-leaked: ")]
+    assert "3 unresolved" in summary
