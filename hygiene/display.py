@@ -26,6 +26,7 @@ This module imports nothing of the package: every part may use it.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 _NAMED: Final = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
@@ -60,6 +61,23 @@ def escape(text: str) -> str:
     if is_safe(text):
         return text
     return "".join(c if _shows(c) else _NAMED.get(c) or _visible(c) for c in text)
+
+
+def escape_lines(text: str, keep: re.Pattern[str] | None = None) -> str:
+    """``text`` line by line through :func:`escape`, its line feeds kept; what ``keep``
+    matches (a tool's own colour codes, say) passes as it is."""
+    if is_safe(text.replace("\n", "")):
+        return text
+    if keep is None:
+        return "\n".join(escape(line) for line in text.split("\n"))
+    out = []
+    for line in text.split("\n"):
+        last, parts = 0, []
+        for m in keep.finditer(line):
+            parts += [escape(line[last : m.start()]), m.group()]
+            last = m.end()
+        out.append("".join([*parts, escape(line[last:])]))
+    return "\n".join(out)
 
 
 def quote(path: str) -> str:
@@ -100,4 +118,4 @@ def json_text(document: str) -> str:
     )
 
 
-__all__ = ["escape", "is_safe", "json_path", "json_text", "quote"]
+__all__ = ["escape", "escape_lines", "is_safe", "json_path", "json_text", "quote"]

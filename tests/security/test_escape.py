@@ -358,3 +358,23 @@ def test_watch_shows_a_hostile_file_name_escaped_on_one_line(
         assert b"\\x1b]52;c;" in first
         assert b"\\u202etxt.exe" in first
         assert re.fullmatch(rb'"[^\n]*":1:\d+: bearer-token \S+ [0-9a-f]{12}\n', first)
+
+
+def test_detect_secrets_hook_shows_a_hostile_file_name_escaped(
+    git_repo: Path, guard: SecretGuard
+) -> None:
+    name = NAMES["osc-title"] + NAMES["bidi-override"] + b".py"
+    _write(git_repo, name, f'c = Client(token="{guard.pat()}")\n')
+    proc = subprocess.run(
+        [sys.executable, "-m", "hygiene.commands.detect_secrets_hook", name.decode()],
+        cwd=git_repo,
+        capture_output=True,
+        env={**os.environ, "CLICOLOR_FORCE": "1"},  # detect-secrets' own colours stay
+        timeout=120,
+        check=False,
+    )
+    guard.capture(proc.stdout, proc.stderr)
+    assert proc.returncode == 1, proc.stderr
+    colours = re.compile(rb"\x1b\[(?:0|1|41|91|92|95)m")
+    assert_inert(colours.sub(b"", proc.stdout), colours.sub(b"", proc.stderr))
+    assert b"d\\x1b]0;pwned\\x07.txtj\\u202etxt.exe.py" in proc.stdout
