@@ -378,3 +378,19 @@ def test_detect_secrets_hook_shows_a_hostile_file_name_escaped(
     colours = re.compile(rb"\x1b\[(?:0|1|41|91|92|95)m")
     assert_inert(colours.sub(b"", proc.stdout), colours.sub(b"", proc.stderr))
     assert b"d\\x1b]0;pwned\\x07.txtj\\u202etxt.exe.py" in proc.stdout
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_a_member_name_that_is_not_utf8_is_shown_quoted_in_every_format(
+    tmp_path: Path, guard: SecretGuard, fmt: str
+) -> None:
+    (tmp_path / "t.tar").write_bytes(_tar([NAMES["c1-csi-byte"], NAMES["osc-title"]], guard.pat()))
+    proc = run_hygiene(guard, "scan", "t.tar", "--format", fmt, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert_inert(proc.stdout, proc.stderr)
+    assert b"\\ud" not in proc.stdout.lower()  # no lone surrogate escape strict parsers refuse
+    if fmt == "text":
+        assert len(lines_of(proc.stdout)) == 2
+    elif fmt == "json":
+        members = {f["member"] for f in json.loads(proc.stdout)["findings"]}
+        assert members == {'"i\\x9b2J.txt"', NAMES["osc-title"].decode()}

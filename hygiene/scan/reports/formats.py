@@ -84,8 +84,8 @@ def _finding_json(f: Finding) -> dict[str, Any]:
     }
     if f.member is not None:
         # Inside an archive: `path` is ARCHIVE!MEMBER, these name the two parts.
-        doc["archive"] = f.path[: len(f.path) - len(f.member) - 1]
-        doc["member"] = f.member
+        doc["archive"] = json_path(f.path[: len(f.path) - len(f.member) - 1])
+        doc["member"] = json_path(f.member)
     if f.live is not None:
         doc["live"] = f.live
     return doc
@@ -144,8 +144,8 @@ def _sarif_result(f: Finding, rule_index: int) -> dict[str, Any]:
     if f.live is not None:
         props["live"] = f.live
     if f.member is not None:
-        props["archive"] = f.path[: len(f.path) - len(f.member) - 1]
-        props["member"] = f.member
+        props["archive"] = json_path(f.path[: len(f.path) - len(f.member) - 1])
+        props["member"] = json_path(f.member)
     result["properties"] = props
     return result
 
