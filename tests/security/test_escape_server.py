@@ -337,3 +337,41 @@ def test_a_hostile_report_cannot_forge_or_steer_revoke_results(
         assert [r["status"] for r in results] == ["unresolved"] * 3
     (summary,) = [ln for ln in lines_of(proc.stderr) if ln.startswith("revoke-leaked: ")]
     assert "3 unresolved" in summary
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_logging_out_a_leaked_session_the_service_echoes_shows_it_masked(
+    fmt: str, tmp_path: Path, guard: SecretGuard
+) -> None:
+    # Each leaked session's logout is answered with that token echoed (no login of ours: a
+    # leaked session is logged out with itself).
+    with EchoingServer("logout") as server:
+        guard.remember(server.password)
+        leaked = [server.state.login(server.email, server.password) for _ in range(2)]
+        log = tmp_path / f"app{TERMINAL}.log"
+        log.write_text(
+            "".join(f"Authorization: Bearer {guard.remember(t)}\n" for t, _ in filter(None, leaked))
+        )
+        proc = run_hygiene(
+            guard,
+            "--scan",
+            str(log),
+            "--yes",
+            "--format",
+            fmt,
+            env=env_for(server, tmp_path),
+            prog="revoke-leaked",
+        )
+        for sent in server.echoed:
+            guard.remember(sent)
+    assert len(server.echoed) == 2
+    assert proc.returncode == 1, proc.stderr
+    assert_inert(proc.stdout, proc.stderr)
+    if fmt == "text":
+        lines = lines_of(proc.stdout)
+        assert len(lines) == 2
+        assert all(line.startswith("failed ") for line in lines)
+    else:
+        assert [r["status"] for r in json.loads(proc.stdout)["results"]] == ["failed"] * 2
+    (summary,) = lines_of(proc.stderr)
+    assert summary.startswith("revoke-leaked: 0 revoked, 0 not_found, 2 failed")
