@@ -28,7 +28,8 @@ import httpx
 
 from hygiene.api import logs
 from hygiene.api.transport import DEFAULT_TIMEOUT, GRACE, STALE
-from hygiene.errors import ApiError, AuthFailed, UsageError
+from hygiene.errors import ApiError, AuthFailed, UsageError, never_show
+from hygiene.masking import mask
 
 RENEW_BEFORE = 60.0
 LOGIN_PATH = "/api/v1/auth/login"
@@ -68,12 +69,14 @@ def error_code(response: httpx.Response) -> str | None:
 
 
 def error_message(response: httpx.Response) -> str | None:
-    """The ``message`` field of an error body (one line, at most 200 characters), if any."""
+    """The ``message`` field of an error body (one line, masked, at most 200 characters)."""
     body = _json(response)
     message = body.get("message") if isinstance(body, dict) else None
     if not isinstance(message, str) or not message.strip():
         return None
-    line = " ".join(message.split())
+    # The service's words: masked with the engine (a server may echo a credential in a shape
+    # only its key rules know, "password=..."); shown escaped later (errors.one_line).
+    line = mask(" ".join(message.split()))
     return line if len(line) <= 200 else line[:199] + "…"
 
 
@@ -101,6 +104,8 @@ class SessionAuth(httpx.Auth):
         self._base_url = base_url
         self._email = email
         self._password = password
+        never_show(password)  # a server may echo it back in an error message
+        never_show(token)
         self._clock = clock
         self._lock = threading.RLock()
         self._token = None if token is None else check_bearer(token, "AIC_TOKEN")
@@ -266,6 +271,7 @@ class SessionAuth(httpx.Auth):
         if not _BEARER_OK.fullmatch(token):
             raise ApiError(f"{step} failed: the answer's access_token is not a usable bearer token")
         now = self._clock()
+        never_show(token)
         self._token = token
         self._expires_at = now + lifetime
         before = RENEW_BEFORE if lifetime > RENEW_BEFORE else lifetime / 2

@@ -24,11 +24,13 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from typing import TextIO
 
 from hygiene.cli import report_errors
+from hygiene.display import escape_lines
 from hygiene.errors import InputError, UsageError
 from hygiene.integrations.detect_secrets.hook import plugin_file, run_audit, run_hook
 
@@ -36,27 +38,35 @@ PROG = "aic-detect-secrets"
 NON_INTERACTIVE = frozenset({"--report", "--stats", "--diff", "-h", "--help"})
 
 
+# detect-secrets' own colours (reset, bold, red, red background, green, purple): kept. Any
+# other escape sequence is the text of a file (a name, a line audit shows): written visibly.
+_COLOURS = re.compile(r"\x1b\[(?:0|1|41|91|92|95)m")
+
+
+def _shown(text: str) -> str:
+    from hygiene.masking import mask
+
+    return escape_lines(mask(text), keep=_COLOURS)
+
+
 class MaskingStream(io.TextIOBase):
-    """A text stream that masks secrets in whole lines before they reach ``target``."""
+    """A text stream that masks secrets in whole lines, and writes what a terminal would act
+    on visibly (but detect-secrets' colours), before they reach ``target``."""
 
     def __init__(self, target: TextIO) -> None:
         self.target = target
         self._pending = ""
 
     def write(self, text: str) -> int:
-        from hygiene.masking import mask
-
         self._pending += text
         if "\n" in self._pending:
             done, _, self._pending = self._pending.rpartition("\n")
-            self.target.write(mask(done + "\n"))
+            self.target.write(_shown(done + "\n"))
         return len(text)
 
     def flush(self) -> None:
-        from hygiene.masking import mask
-
         if self._pending:  # a prompt without a newline: shown now, masked on its own
-            self.target.write(mask(self._pending))
+            self.target.write(_shown(self._pending))
             self._pending = ""
         self.target.flush()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from hygiene.display import quote
 from hygiene.integrations.githooks import NAMES, install_hooks
 
 
@@ -18,5 +19,6 @@ from hygiene.integrations.githooks import NAMES, install_hooks
 )
 def command(force: bool, names: tuple[str, ...]) -> int:
     for done in install_hooks(names or NAMES, force=force):
-        click.echo(f"{done.name}: {done.action} ({done.path})")
+        # The hooks folder is the repository's to name (core.hooksPath): shown quoted.
+        click.echo(f"{done.name}: {done.action} ({quote(done.path)})")
     return 0

@@ -22,6 +22,7 @@ import threading
 from collections.abc import Iterator
 from typing import TextIO
 
+from hygiene.display import escape
 from hygiene.progress import (
     EVERY,
     Frames,
@@ -68,7 +69,7 @@ class Line:
             self.stream.flush()
 
     def draw(self, text: str) -> None:
-        text = text[: max(_width(self.stream) - 1, 10)]
+        text = escape(text)[: max(_width(self.stream) - 1, 10)]
         with self._lock:
             if text != self.shown:
                 self._write(_CLEAR + text)
@@ -88,7 +89,9 @@ class Line:
 
 
 def say(text: str, stream: TextIO | None = None) -> None:
-    """Print ``text`` on standard error (``stream``), above the progress line if one is drawn."""
+    """Print ``text`` on standard error (``stream``), above the progress line if one is drawn;
+    escaped (:func:`hygiene.display.escape`): a note may name a file, and stays one line."""
+    text = escape(text)
     if _active:
         _active[-1].above(text)
     else:

@@ -74,12 +74,11 @@ def create(name: str, scopes: tuple[str, ...], days: int) -> int:
         minted = create_token(
             config, location, request, show_value=show_value, fallback=fallback, stop=stop
         )
+    # The id and expiry were checked (minting.check_created); the organization is the
+    # service's word and the name the user's: the line is masked and escaped as a whole.
     shown = "the value above is shown only this once" if minted.shown else "no value shown"
-    click.echo(
-        f"created {minted.token_id} ({name}) in {minted.org_id}, expires {minted.expires_at}; "
-        + shown,
-        err=True,
-    )
+    done = f"created {minted.token_id} ({name}) in {minted.org_id}, expires {minted.expires_at}"
+    click.echo(f"{one_line(done)}; {shown}", err=True)
     status = EXIT_OK
     for error in (minted.record_error, minted.logout_error):
         if error is not None:
@@ -136,7 +135,7 @@ def register(
             expires_at=expires_at,
             org_id=org_id,
         )
-    click.echo(f"registered {entry.token_id} ({entry.fingerprint[:19]})", err=True)
+    click.echo(f"registered {one_line(entry.token_id)} ({entry.fingerprint[:19]})", err=True)
     return EXIT_OK
 
 
@@ -159,14 +158,16 @@ _HEADER = ("TOKEN ID", "STATE", "EXPIRES", "FINGERPRINT", "NAME [SCOPES]")
 
 
 def _as_row(entry: Entry, now: datetime) -> tuple[str, ...]:
+    # Every cell may come from an imported file or the service: masked and escaped, so a name
+    # cannot forge a row, move the cursor or hide in another column.
     expiry = entry.expires_at[:10] if entry.expires_at else "-"
     flag = "  (expires soon)" if entry.near_expiry(now) else ""
     return (
-        entry.token_id,
+        one_line(entry.token_id),
         entry.current_state(now),
-        expiry,
+        one_line(expiry),
         entry.fingerprint[:19],
-        f"{entry.name} [{','.join(entry.scopes)}]{flag}",
+        f"{one_line(entry.name)} [{one_line(','.join(entry.scopes))}]{flag}",
     )
 
 
@@ -194,11 +195,11 @@ def list_(fmt: str) -> int:
         doc = {"inventory": location.display, "tokens": [_as_json(e, now) for e in entries]}
         click.echo(json.dumps(doc, indent=2))
         return EXIT_OK
-    click.echo(f"inventory: {location}", err=True)
+    click.echo(f"inventory: {one_line(str(location))}", err=True)
     if entries:
         click.echo(_table([_as_row(e, now) for e in entries]))
     else:
-        click.echo(f"no tokens in {location}", err=True)
+        click.echo(f"no tokens in {one_line(str(location))}", err=True)
     return EXIT_OK
 
 

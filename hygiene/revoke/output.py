@@ -1,4 +1,9 @@
-"""How results are shown: one line per id (text) or SPEC's JSON document; the exit status."""
+"""How results are shown: one line per id (text) or SPEC's JSON document; the exit status.
+
+Token ids, error codes and locations come from reports, the inventory and the service: in
+text every one is masked and escaped (:func:`hygiene.errors.one_line`), in json masked (the
+encoder escapes the rest).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import json
 import signal
 from collections.abc import Sequence
 
-from hygiene.errors import EXIT_FINDINGS, EXIT_OK
+from hygiene.errors import EXIT_FINDINGS, EXIT_OK, masked_text, one_line
 from hygiene.revoke.plan import DRY_RUN_STATUSES, FAILED, SETTLED, STATUSES, Result
 
 
@@ -24,7 +29,7 @@ def exit_status(results: Sequence[Result]) -> int:
 
 def render_json(results: Sequence[Result], dry_run: bool = False) -> str:
     doc: dict[str, object] = {
-        "results": [r.as_json() for r in results],
+        "results": [_masked(r.as_json()) for r in results],
         "summary": summary(results, dry_run),
     }
     if dry_run:
@@ -32,17 +37,21 @@ def render_json(results: Sequence[Result], dry_run: bool = False) -> str:
     return json.dumps(doc, indent=2)
 
 
+def _masked(doc: dict[str, object]) -> dict[str, object]:
+    return {k: masked_text(v) if isinstance(v, str) else v for k, v in doc.items()}
+
+
 def _line(result: Result) -> str:
     fp = (result.fingerprint or "-")[:19]  # "sha256:" + 12 hex digits
-    parts = [f"{result.status:<13}", result.token_id or "-", fp]
+    parts = [f"{result.status:<13}", one_line(result.token_id or "-"), fp]
     if result.http_status is not None:
         parts.append(f"HTTP {result.http_status}")
     if result.error:
-        parts.append(result.error)
+        parts.append(one_line(result.error))
     if result.where or result.masked:
-        parts.append(" ".join(p for p in (result.where, result.masked) if p))
+        parts.append(one_line(" ".join(p for p in (result.where, result.masked) if p)))
     if result.issuer:
-        parts.append(f"issuer: {result.issuer}; not sent; {result.next_step}")
+        parts.append(one_line(f"issuer: {result.issuer}; not sent; {result.next_step}"))
     return "  ".join(parts)
 
 

@@ -1,10 +1,14 @@
 """What ``hygiene watch`` reports: one :class:`Event` per new leak, as a masked text line or a
-JSON object (one per line). An event holds fingerprints and masked forms only."""
+JSON object (one per line). An event holds fingerprints and masked forms only; its path, token
+id and error (a file name, the service's words) are shown escaped and masked."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+
+from hygiene.display import json_text, quote
+from hygiene.errors import masked_text, one_line
 
 NONE, REVOKE, LOGOUT = "none", "revoke", "logout"
 FOUND = "found"
@@ -39,19 +43,23 @@ class Event:
         doc = asdict(self)
         if self.latency is not None:
             doc["latency"] = round(self.latency, 4)
-        return json.dumps(doc, ensure_ascii=False)
+        if self.error:
+            doc["error"] = masked_text(self.error)
+        return json_text(json.dumps(doc, ensure_ascii=False))
 
     def as_text(self) -> str:
         digest = self.fingerprint.removeprefix("sha256:")[:12]
-        parts = [f"{self.path}:{self.line}:{self.column}: {self.type} {self.masked} {digest}"]
+        parts = [
+            f"{quote(self.path)}:{self.line}:{self.column}: {self.type} {self.masked} {digest}"
+        ]
         if self.action != NONE:
             parts.append(f"{self.action} {self.status}")
             if self.token_id:
-                parts.append(self.token_id)
+                parts.append(one_line(self.token_id))
             if self.http_status is not None:
                 parts.append(f"HTTP {self.http_status}")
             if self.error:
-                parts.append(self.error)
+                parts.append(one_line(self.error))
             if self.latency is not None:
                 parts.append(f"({self.latency:.3f} s)")
         return " ".join(parts)

@@ -10,10 +10,13 @@ escapes (``os.fsdecode``). How each format shows them:
   could forge a finding line), a character that does not print, a backslash, a double quote
   or a byte that is not UTF-8 is written in double quotes with C escapes, as git quotes paths:
   ``\\``, ``\"``, ``\t``, ``\n``, ``\r``, ``\xNN`` for a byte below 0x20 or any byte that
-  is not UTF-8, ``\uXXXX`` / ``\UXXXXXXXX`` for other characters that do not print;
+  is not UTF-8, ``\uXXXX`` / ``\UXXXXXXXX`` for other characters that do not print
+  (:func:`hygiene.display.quote`, the rule every part shows untrusted text by);
 * json: the name itself (JSON escapes control characters exactly), except a name that is not
   valid UTF-8 or that begins with a double quote: then the quoted text form above, so a json
-  path beginning with ``"`` is always a quoted form;
+  path beginning with ``"`` is always a quoted form; C1 controls, bidi and other characters
+  that do not print are written as ``\uXXXX`` escapes in json and SARIF alike
+  (:func:`hygiene.display.json_text`);
 * SARIF: ``artifactLocation.uri`` is the name's bytes percent-encoded (RFC 3986), exact for
   any bytes.
 """
@@ -26,7 +29,9 @@ from typing import Any
 from urllib.parse import quote
 
 import hygiene
+from hygiene import display
 from hygiene.detection import TYPE_NAMES
+from hygiene.display import json_path
 from hygiene.scan.findings import Finding, ScanResult
 
 TOOL = "aic-token-hygiene"
@@ -34,39 +39,9 @@ FORMATS = ("text", "json", "sarif")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-_ESCAPES = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
-_SURROGATES = range(0xDC80, 0xDD00)  # os.fsdecode's escapes of bytes 0x80..0xFF
-
-
-def _needs_quotes(path: str) -> bool:
-    return any(c in _ESCAPES or c == " " or not c.isprintable() for c in path)
-
-
-def _escape(c: str) -> str:
-    code = ord(c)
-    if c in _ESCAPES:
-        return _ESCAPES[c]
-    if code in _SURROGATES:
-        return f"\\x{code - 0xDC00:02x}"
-    if c.isprintable() or c == " ":
-        return c
-    if code < 0x20 or code == 0x7F:
-        return f"\\x{code:02x}"
-    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
-
-
 def display_path(path: str) -> str:
     """The path as the text report prints it (see the module's docstring)."""
-    if not _needs_quotes(path):
-        return path
-    return '"' + "".join(_escape(c) for c in path) + '"'
-
-
-def json_path(path: str) -> str:
-    """The path as the json report holds it (see the module's docstring)."""
-    if path.startswith('"') or any(0xD800 <= ord(c) <= 0xDFFF for c in path):
-        return display_path(path)
-    return path
+    return display.quote(path)
 
 
 def sarif_uri(path: str) -> str:
@@ -82,7 +57,7 @@ def sarif_uri(path: str) -> str:
 def _dumps(doc: dict[str, Any]) -> str:
     import json  # here: a text report (a pre-commit run) never needs it
 
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return display.json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
 
 
 def render_text(findings: Sequence[Finding]) -> str:
@@ -109,8 +84,8 @@ def _finding_json(f: Finding) -> dict[str, Any]:
     }
     if f.member is not None:
         # Inside an archive: `path` is ARCHIVE!MEMBER, these name the two parts.
-        doc["archive"] = f.path[: len(f.path) - len(f.member) - 1]
-        doc["member"] = f.member
+        doc["archive"] = json_path(f.path[: len(f.path) - len(f.member) - 1])
+        doc["member"] = json_path(f.member)
     if f.live is not None:
         doc["live"] = f.live
     return doc
@@ -169,8 +144,8 @@ def _sarif_result(f: Finding, rule_index: int) -> dict[str, Any]:
     if f.live is not None:
         props["live"] = f.live
     if f.member is not None:
-        props["archive"] = f.path[: len(f.path) - len(f.member) - 1]
-        props["member"] = f.member
+        props["archive"] = json_path(f.path[: len(f.path) - len(f.member) - 1])
+        props["member"] = json_path(f.member)
     result["properties"] = props
     return result
 
