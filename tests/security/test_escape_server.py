@@ -364,7 +364,9 @@ def test_logging_out_a_leaked_session_the_service_echoes_shows_it_masked(
         )
         for sent in server.echoed:
             guard.remember(sent)
-    assert len(server.echoed) == 2
+    # Both leaked sessions were logged out with themselves (the run's own login, which learns
+    # the service's session shape, is logged out and echoed too).
+    assert {t for t, _ in filter(None, leaked)} <= set(server.echoed)
     assert proc.returncode == 1, proc.stderr
     assert_inert(proc.stdout, proc.stderr)
     if fmt == "text":
