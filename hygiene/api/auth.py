@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 
 from hygiene.api import logs
-from hygiene.api.transport import DEFAULT_TIMEOUT, GRACE, STALE
+from hygiene.api.transport import DEFAULT_TIMEOUT, GRACE, SENT_AT, STALE
 from hygiene.errors import ApiError, AuthFailed, UsageError
 
 RENEW_BEFORE = 60.0
@@ -40,7 +40,8 @@ ORG_HEADER = "X-Active-Org-Id"
 MAX_STALE_RESENDS = 3
 # What a bearer token may hold: visible ASCII, no space. Anything else (CR/LF above all) is
 # refused before httpx or httpcore see it, as their errors and debug logs would show it.
-_BEARER_OK = re.compile(r"[\x21-\x7e]+")
+# Bounded: a token is sent in every request's headers, and a server could hand us a megabyte.
+_BEARER_OK = re.compile(r"[\x21-\x7e]{1,8192}")
 
 Clock = Callable[[], float]
 Flow = Generator[httpx.Request, httpx.Response, None]
@@ -75,6 +76,12 @@ def error_message(response: httpx.Response) -> str | None:
         return None
     line = " ".join(message.split())
     return line if len(line) <= 200 else line[:199] + "…"
+
+
+def sent_at(request: httpx.Request, clock: Clock) -> float:
+    """When the transport last sent ``request`` (after any rate-limit wait); now if unknown."""
+    stamp = request.extensions.get(SENT_AT)
+    return stamp if isinstance(stamp, float) else clock()
 
 
 def _auth_request(method: str, url: str, **kwargs: Any) -> httpx.Request:
@@ -213,7 +220,8 @@ class SessionAuth(httpx.Auth):
         if self.org_id is not None:
             headers[ORG_HEADER] = self.org_id
         self._local.step = "refresh"
-        response = yield _auth_request("POST", self._base_url + REFRESH_PATH, headers=headers)
+        request = _auth_request("POST", self._base_url + REFRESH_PATH, headers=headers)
+        response = yield request
         self._local.step = None
         if response.status_code == 404:
             logs.info("refresh answered 404: renewing by login from now on")
@@ -222,7 +230,7 @@ class SessionAuth(httpx.Auth):
         if response.status_code != 200:
             logs.info("refresh answered HTTP %d: renewing by login", response.status_code)
             return None
-        return self._accept(response, "refresh")
+        return self._accept(response, "refresh", sent_at(request, self._clock))
 
     def _log_out_old(self, old: str) -> Generator[httpx.Request, httpx.Response, None]:
         """The session replaced by a new login stays alive otherwise: end it (best effort)."""
@@ -230,8 +238,11 @@ class SessionAuth(httpx.Auth):
         if self.org_id is not None:
             headers[ORG_HEADER] = self.org_id
         self._local.step = "logout of the replaced session"
+        # GRACE: it carries the old token on purpose (never handed back as stale).
+        request = _auth_request("POST", self._base_url + LOGOUT_PATH, headers=headers)
+        request.extensions[GRACE] = True
         try:
-            response = yield _auth_request("POST", self._base_url + LOGOUT_PATH, headers=headers)
+            response = yield request
         finally:
             self._local.step = None
         if response.status_code != 204:
@@ -240,7 +251,8 @@ class SessionAuth(httpx.Auth):
     def _login(self) -> Generator[httpx.Request, httpx.Response, str]:
         body = {"email": self._email, "password": self._password}
         self._local.step = "login"
-        response = yield _auth_request("POST", self._base_url + LOGIN_PATH, json=body)
+        request = _auth_request("POST", self._base_url + LOGIN_PATH, json=body)
+        response = yield request
         self._local.step = None
         code = error_code(response)
         if code == "AUTH_FAILED" or response.status_code in (400, 401, 403):
@@ -248,13 +260,16 @@ class SessionAuth(httpx.Auth):
         if response.status_code != 200:
             detail = f"HTTP {response.status_code}" + (f" {code}" if code else "")
             raise ApiError(f"login failed: {detail}", status=response.status_code, code=code)
-        token = self._accept(response, "login")
+        token = self._accept(response, "login", sent_at(request, self._clock))
         if token is None:
             raise ApiError("login failed: the answer holds no access_token/expires_in", status=200)
         logs.info("logged in as %s", self._email)
         return token
 
-    def _accept(self, response: httpx.Response, step: str) -> str | None:
+    def _accept(self, response: httpx.Response, step: str, sent_at: float) -> str | None:
+        """Take the new token; its lifetime counts from when the request was sent (the server
+        started it no earlier), so renewal never comes later than the server's own reckoning,
+        however long a rate limit or a slow answer held the login."""
         body = _json(response)
         if not isinstance(body, dict):
             return None
@@ -265,9 +280,8 @@ class SessionAuth(httpx.Auth):
             return None
         if not _BEARER_OK.fullmatch(token):
             raise ApiError(f"{step} failed: the answer's access_token is not a usable bearer token")
-        now = self._clock()
         self._token = token
-        self._expires_at = now + lifetime
+        self._expires_at = sent_at + lifetime
         before = RENEW_BEFORE if lifetime > RENEW_BEFORE else lifetime / 2
         self._renew_at = self._expires_at - before
         return token
