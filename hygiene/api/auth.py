@@ -3,10 +3,14 @@
 * The first request logs in (``POST /api/v1/auth/login``) and reads ``expires_in``.
 * ``RENEW_BEFORE`` (60 s, as the service recommends, whatever the lifetime) before expiry the
   session is renewed: through ``/auth/refresh`` while the service has it, else by logging in
-  again (and then logging the old session out, so it does not stay alive); once refresh
-  answers 404 it is never tried again. A lifetime of 60 s or less is renewed at half-life.
-* A request is never sent with a token due for renewal: before each send, and before each
-  resend after a wait in the transport (an answer marked ``STALE``), the token is checked.
+  again (and logging the old session out before the next request, so it does not stay
+  alive); once refresh answers 404 it is never tried again. A lifetime of 60 s
+  or less is renewed at half-life. A lifetime counts from when the login (or refresh) was
+  sent, so the client's renewal point never comes after the server's.
+* A request is never sent with a token due for renewal: the transport asks :meth:`stale`
+  right before each send (after any rate-limit wait, on every retry) and hands a request that
+  is due back unsent (marked ``STALE``); it is renewed and sent again, a bounded number of
+  times (a rate limit too tight for the lifetime ends in an error, not in a stale token).
 * A 401 on a request renews once (by login) and sends the request again; a 401 for a token
   another thread has replaced meanwhile just resends with the current one.
 * With a fixed token (``AIC_TOKEN``) there is nothing to renew: a 401 is passed on.
@@ -117,6 +121,7 @@ class SessionAuth(httpx.Auth):
         self._local = threading.local()
         self.refresh_missing = False
         self.org_id: str | None = None
+        self._replaced: list[str] = []  # sessions replaced by a new login, to log out
 
     def __repr__(self) -> str:
         return f"SessionAuth({self._base_url!r}, fixed={self._fixed})"
@@ -161,10 +166,19 @@ class SessionAuth(httpx.Auth):
 
     def auth_flow(self, request: httpx.Request) -> Flow:
         if request.extensions.get(GRACE) and self._token is not None:
-            # A closing call (logout) ends the session it has: no renewal first.
+            # A closing call (logout) ends the session it has, and any replaced one left.
+            yield from self._log_out_replaced()
             request.headers["Authorization"] = f"Bearer {self._token}"
             yield request
             return
+        # A session replaced by the renewal of an earlier request: ended now, not at once
+        # (under a tight rate limit its logout would take the slot that request needed before
+        # the new token fell due in turn), and before this request (httpx hands its caller the
+        # last answer of the flow).
+        yield from self._log_out_replaced()
+        yield from self._send(request)
+
+    def _send(self, request: httpx.Request) -> Flow:
         token = yield from self._current_token()
         reauthenticated = False
         for _ in range(MAX_STALE_RESENDS + 2):
@@ -187,6 +201,11 @@ class SessionAuth(httpx.Auth):
             reauthenticated = True
             logs.info("%s %s: 401, logging in again", request.method, request.url.path)
             token = yield from self._renew(stale=token, allow_refresh=False, dead=True)
+        raise ApiError(
+            f"{request.method} {request.url.path}: the session was renewed "
+            f"{MAX_STALE_RESENDS + 2} times and fell due again before the request could be sent "
+            "(a rate limit too tight for the session's lifetime?)"
+        )
 
     def _current_token(self) -> Generator[httpx.Request, httpx.Response, str]:
         with self._lock:
@@ -212,7 +231,7 @@ class SessionAuth(httpx.Auth):
                     return token
             token = yield from self._login()
             if not dead and not expired:
-                yield from self._log_out_old(stale)
+                self._replaced.append(stale)
             return token
 
     def _refresh(self, stale: str) -> Generator[httpx.Request, httpx.Response, str | None]:
@@ -231,6 +250,12 @@ class SessionAuth(httpx.Auth):
             logs.info("refresh answered HTTP %d: renewing by login", response.status_code)
             return None
         return self._accept(response, "refresh", sent_at(request, self._clock))
+
+    def _log_out_replaced(self) -> Generator[httpx.Request, httpx.Response, None]:
+        with self._lock:
+            replaced, self._replaced = self._replaced, []
+        for old in replaced:
+            yield from self._log_out_old(old)
 
     def _log_out_old(self, old: str) -> Generator[httpx.Request, httpx.Response, None]:
         """The session replaced by a new login stays alive otherwise: end it (best effort)."""

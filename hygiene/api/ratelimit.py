@@ -133,10 +133,16 @@ class RateGate:
         self._generation += 1
         self._answered = 0
 
-    def release(self) -> None:
-        """The request is answered (or failed): it no longer counts as in flight."""
+    def release(self, generation: int | None = None) -> None:
+        """The request is answered (or failed): it no longer counts as in flight.
+
+        With its ``generation``: it was never sent (its token fell due while it waited), so
+        its slot of the quota is handed back for the request that renews the token.
+        """
         with self._lock:
             self._in_flight -= 1
+            if generation == self._generation and self.remaining is not None:
+                self.remaining += 1
 
     def observe(self, generation: int, headers: Mapping[str, str], status: int = 200) -> None:
         """Learn the quota from an answer's ``x-ratelimit-*`` headers (call before release)."""

@@ -148,7 +148,7 @@ class RetryTransport(httpx.BaseTransport):
             if self._stale(request, 0.0):
                 # The slot came after the token fell due (a rate-limit or pacing wait): the
                 # last moment before sending is where renewal is checked, not only before.
-                self.gate.release()
+                self.gate.release(generation)  # its slot goes to the renewal
                 return _stale_answer(request)
             request.extensions[SENT_AT] = float(self._clock())
             try:
