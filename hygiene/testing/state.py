@@ -8,10 +8,10 @@ cannot leak them.
 from __future__ import annotations
 
 import hashlib
-from collections import deque
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
