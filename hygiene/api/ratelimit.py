@@ -142,7 +142,7 @@ class RateGate:
         with self._lock:
             self._in_flight -= 1
             if generation == self._generation and self.remaining is not None:
-                self.remaining += 1
+                self.remaining = min(self.remaining + 1, self.limit or MAX_QUOTA)
 
     def observe(self, generation: int, headers: Mapping[str, str], status: int = 200) -> None:
         """Learn the quota from an answer's ``x-ratelimit-*`` headers (call before release)."""

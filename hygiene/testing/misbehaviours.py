@@ -194,6 +194,7 @@ class EndlessChunks(Misbehaviour):
     up, the server stops or the hold time passes); ``sent`` counts the body's bytes."""
 
     status: int = 200
+    pause: float = 0.0  # seconds between chunks (a trickle that never ends)
     name: str = "endless-chunks"
     sent: int = 0
 
@@ -203,7 +204,7 @@ class EndlessChunks(Misbehaviour):
         headers = {"Content-Type": "application/json", "Transfer-Encoding": "chunked"}
         if not conn.send(head(self.status, headers, None)):
             return
-        while conn.send(chunk):
+        while conn.send(chunk) and (not self.pause or conn.pause(self.pause)):
             self.sent += len(piece)
 
 

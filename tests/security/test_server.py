@@ -183,8 +183,8 @@ def _completed(run: Measured) -> subprocess.CompletedProcess[bytes]:
 # endless bodies and headers ----------------------------------------------------------------------
 @pytest.mark.parametrize(
     "fault",
-    [EndlessChunks(200), HugeHeaders(2000, 1000), HugeHeaders(None, 4000)],
-    ids=lambda f: f"{f.name}-{getattr(f, 'count', '')}",
+    [EndlessChunks(200), EndlessChunks(200, 0.2), HugeHeaders(2000, 1000), HugeHeaders(None, 4000)],
+    ids=lambda f: f"{f.name}-{getattr(f, 'count', '')}{getattr(f, 'pause', '')}",
 )
 def test_scan_verify_cuts_endless_bodies_and_headers(
     fault: Misbehaviour, tmp_path: Path, guard: SecretGuard

@@ -227,3 +227,33 @@ def test_a_hostile_membership_is_left_out_of_the_fan_out(
 
 def _proc(status: int, stderr: bytes) -> subprocess.CompletedProcess[bytes]:
     return subprocess.CompletedProcess([], status, b"", stderr)
+
+
+@pytest.mark.parametrize("bad", HOSTILE_ORG_IDS[:5], ids=repr)
+def test_a_leaked_session_is_not_logged_out_into_a_hostile_org_id(
+    bad: str, tmp_path: Path, guard: SecretGuard
+) -> None:
+    with HostileServer(hold=30) as server:
+        guard.remember(server.password)
+        login = server.state.login(server.email, server.password)
+        assert login is not None
+        token = guard.remember(login[0])
+        (tmp_path / "app.log").write_text(f"curl -H 'Authorization: Bearer {token}' ...\n")
+        server.set_fault("memberships", _members(bad, bad))
+        proc, _ = timed(
+            guard,
+            "--scan",
+            str(tmp_path / "app.log"),
+            "--format",
+            "json",
+            "--yes",
+            env=env_for(server, tmp_path),
+            prog="revoke-leaked",
+        )
+        sent = [s.headers.get("x-active-org-id") for s in server.seen]
+        still_live = server.state.authenticate(token) is not None
+    assert proc.returncode == 1, proc.stderr
+    (result,) = json.loads(proc.stdout)["results"]
+    assert result["status"] == "failed"
+    assert bad not in sent
+    assert still_live  # not logged out: the org to do it in was not an org id
