@@ -47,6 +47,8 @@ MAX_STALE_RESENDS = 3
 # Bounded: a token is sent in every request's headers, and a server could hand us a megabyte.
 _BEARER_OK = re.compile(r"[\x21-\x7e]{1,8192}")
 
+_CODE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+
 Clock = Callable[[], float]
 Flow = Generator[httpx.Request, httpx.Response, None]
 
@@ -66,10 +68,12 @@ def _json(response: httpx.Response) -> Any:
 
 
 def error_code(response: httpx.Response) -> str | None:
-    """The ``error`` field of an error body, if there is one."""
+    """The ``error`` field of an error body, if there is one and it is shaped like a code
+    (1..64 of letters, digits, ``_ . : -``): it is kept in results and shown, and a line break,
+    markup or a megabyte there is not the service's code."""
     body = _json(response)
     code = body.get("error") if isinstance(body, dict) else None
-    return code if isinstance(code, str) else None
+    return code if isinstance(code, str) and _CODE.fullmatch(code) else None
 
 
 def error_message(response: httpx.Response) -> str | None:

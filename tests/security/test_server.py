@@ -18,7 +18,13 @@ import pytest
 
 from hygiene.testing.bombs import bomb
 from hygiene.testing.hostile import HostileServer
-from hygiene.testing.misbehaviours import Compressed, EndlessChunks, HugeHeaders, Misbehaviour
+from hygiene.testing.misbehaviours import (
+    Answer,
+    Compressed,
+    EndlessChunks,
+    HugeHeaders,
+    Misbehaviour,
+)
 from tests.helpers import SecretGuard
 from tests.hostile.common import env_for, leak, one_error_line
 
@@ -199,3 +205,27 @@ def test_scan_verify_cuts_endless_bodies_and_headers(
     assert faulted.maxrss_kib < clean.maxrss_kib + RSS_SLACK_KIB
     # the client hung up: far less than the server would have sent in its hold time
     assert getattr(fault, "sent", 0) < 256 << 20
+
+
+# what the server calls its error ---------------------------------------------------------------
+@pytest.mark.parametrize(
+    "code",
+    ["NOT_FOUND\r\nX-Injected: 1", "NOT_FOUND\n", " NOT_FOUND", "E" * 100_000, "<b>NOT_FOUND</b>"],
+    ids=["crlf", "lf", "space", "huge", "markup"],
+)
+def test_an_error_code_that_is_no_code_is_not_the_services_answer(
+    code: str, tmp_path: Path, guard: SecretGuard
+) -> None:
+    with HostileServer(hold=30) as server:
+        guard.remember(server.password)
+        fault = Answer.json(404, {"error": code, "message": "Not found."}, "odd-code")
+        token_id, run = revoke_run(server, tmp_path, guard, fault)
+    assert run.returncode == 1, run.stderr
+    (result,) = json.loads(run.stdout)["results"]
+    assert (result["token_id"], result["status"], result["http_status"]) == (
+        token_id,
+        "failed",
+        404,
+    )
+    assert "Injected" not in run.stdout.decode() + run.stderr.decode()
+    assert len(run.stdout) < 10_000
