@@ -147,6 +147,7 @@ def test_revoke_refuses_a_compressed_answer_to_the_delete(
         fault = Compressed(coding, 404, 256 << 20, NOT_FOUND_BODY)
         token_id, run = revoke_run(server, tmp_path, guard, fault)
         steps = [s.step for s in server.seen if s.fault or s.step == "logout"]
+        encodings = {s.headers.get("accept-encoding") for s in server.seen}
         live = not server.state.pat(token_id).revoked
     assert clean.returncode == 0, clean.stderr
     assert run.returncode == 1, run.stderr
@@ -158,6 +159,7 @@ def test_revoke_refuses_a_compressed_answer_to_the_delete(
     assert run.maxrss_kib < clean.maxrss_kib + RSS_SLACK_KIB, (run.maxrss_kib, clean.maxrss_kib)
     assert steps.count("revoke") == 1  # not retried
     assert steps[-1] == "logout"
+    assert encodings == {"identity"}  # login and the auth flow's own calls included
 
 
 @pytest.mark.parametrize("step", ["login", "memberships"])
