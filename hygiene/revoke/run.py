@@ -5,7 +5,8 @@ What counts as done: ``revoked`` (204), or ``not_found`` only for the service's 
 organization is unknown (an id given directly, an inventory row without one) is asked in each of
 the caller's organizations in turn, the one calls act in first: the first 204 is ``revoked``,
 ``not_found`` needs every one of them to answer ``NOT_FOUND``, and any other answer in one of
-them makes it ``failed`` (the token may be live there). Any other 404 (a proxy's page, another
+them makes it ``failed`` (the token may be live there); past :data:`MAX_FAN_OUT` organizations
+the rest are not asked, and such an id is ``failed`` unless found. Any other 404 (a proxy's page, another
 error code), a token of an organization the caller is not a member of, and everything else are
 ``failed`` with what was answered: such a token may still be live.
 """
@@ -24,6 +25,9 @@ SERVICE_NOT_FOUND = "NOT_FOUND"
 CANCELLED = "CANCELLED"  # not sent: the run was stopped first
 INTERRUPTED = "INTERRUPTED"  # sent, but no answer before the run stopped: state unknown
 NOT_A_MEMBER = "NOT_A_MEMBER"
+ORG_UNKNOWN = "ORG_UNKNOWN"
+# The most organizations one id of unknown organization is asked in.
+MAX_FAN_OUT = 64
 
 
 def delete_in_org(client: ControlPlaneClient, token_id: str, org: str) -> tuple[int, str | None]:
@@ -82,10 +86,14 @@ def revoke_one(
 
 
 def _revoke_anywhere(client: ControlPlaneClient, target: Target, orgs: Sequence[str]) -> Result:
-    """Each organization in turn until one answers 204; NOT_FOUND only if all of them say so."""
+    """Each organization in turn until one answers 204; NOT_FOUND only if all of them say so.
+
+    At most :data:`MAX_FAN_OUT` of them: a memberships answer listing thousands must not turn
+    one id into thousands of DELETEs (an id not found in those asked is then ``failed``).
+    """
     tid, fp = target.token_id, target.fingerprint
     failure: Result | None = None
-    for org in orgs:
+    for org in orgs[:MAX_FAN_OUT]:
         try:
             status, code = delete_in_org(client, tid, org)
         except ApiError as exc:
@@ -95,6 +103,12 @@ def _revoke_anywhere(client: ControlPlaneClient, target: Target, orgs: Sequence[
             return Result(tid, fp, REVOKED, 204)
         if status != 404 or code != SERVICE_NOT_FOUND:
             failure = failure or judge(target, org, status, code)
+    if failure is None and len(orgs) > MAX_FAN_OUT:
+        why = (
+            f"{ORG_UNKNOWN}: NOT_FOUND in the first {MAX_FAN_OUT} of your {len(orgs)} "
+            "organizations; the others were not asked"
+        )
+        failure = Result(tid, fp, FAILED, 404, why)
     return failure or Result(tid, fp, NOT_FOUND, 404)
 
 
@@ -150,6 +164,7 @@ def revoke_all(
 __all__ = [
     "CANCELLED",
     "INTERRUPTED",
+    "MAX_FAN_OUT",
     "WORKERS",
     "by_org",
     "delete_in_org",

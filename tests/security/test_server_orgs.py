@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from hygiene.inventory import open_inventory
+from hygiene.revoke.run import MAX_FAN_OUT
 from hygiene.testing.hostile import HostileServer
 from hygiene.testing.misbehaviours import Answer, Misbehaviour, fail, html, proxy_404
 from hygiene.testing.server import ControlPlane
@@ -257,3 +258,31 @@ def test_a_leaked_session_is_not_logged_out_into_a_hostile_org_id(
     assert result["status"] == "failed"
     assert bad not in sent
     assert still_live  # not logged out: the org to do it in was not an org id
+
+
+def test_a_caller_in_hundreds_of_orgs_asks_a_bounded_number(
+    control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard
+) -> None:
+    plane = control_plane
+    guard.remember(plane.password)
+    orgs = [(f"org_{n:03d}", "member") for n in range(300)]
+    plane.state.add_account(plane.email, plane.password, orgs)
+    pat, value = plane.state.create_pat(plane.email, "org_010", "x", ["safes:read"], 30)
+    guard.remember(value)
+    status, results, _ = _revoke(guard, _plane_env(plane, tmp_path), pat.token_id, "tok_nowhere")
+    assert status == 1
+    assert results[pat.token_id]["status"] == "revoked"  # within the first ones asked
+    assert results["tok_nowhere"]["status"] == "failed"  # not not_found: 236 never asked
+    assert "ORG_UNKNOWN" in str(results["tok_nowhere"]["error"])
+    assert len(_asked(plane, "tok_nowhere")) == MAX_FAN_OUT
+
+
+@pytest.mark.parametrize("bad", HOSTILE_ORG_IDS[:4], ids=repr)
+def test_a_hostile_aic_org_id_is_refused_and_never_sent(
+    bad: str, plane: ControlPlane, tmp_path: Path, guard: SecretGuard
+) -> None:
+    env = {**_plane_env(plane, tmp_path), "AIC_ORG_ID": bad}
+    status, results, stderr = _revoke(guard, env, "tok_a")
+    assert (status, results) == (2, {})
+    assert "is not one of your organizations" in one_error_line(_proc(status, stderr))
+    assert all(r.headers.get("x-active-org-id") != bad.strip() for r in plane.requests)
