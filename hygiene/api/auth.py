@@ -3,10 +3,14 @@
 * The first request logs in (``POST /api/v1/auth/login``) and reads ``expires_in``.
 * ``RENEW_BEFORE`` (60 s, as the service recommends, whatever the lifetime) before expiry the
   session is renewed: through ``/auth/refresh`` while the service has it, else by logging in
-  again (and then logging the old session out, so it does not stay alive); once refresh
-  answers 404 it is never tried again. A lifetime of 60 s or less is renewed at half-life.
-* A request is never sent with a token due for renewal: before each send, and before each
-  resend after a wait in the transport (an answer marked ``STALE``), the token is checked.
+  again (and logging the old session out before the next request, so it does not stay
+  alive); once refresh answers 404 it is never tried again. A lifetime of 60 s
+  or less is renewed at half-life. A lifetime counts from when the login (or refresh) was
+  sent, so the client's renewal point never comes after the server's.
+* A request is never sent with a token due for renewal: the transport asks :meth:`stale`
+  right before each send (after any rate-limit wait, on every retry) and hands a request that
+  is due back unsent (marked ``STALE``); it is renewed and sent again, a bounded number of
+  times (a rate limit too tight for the lifetime ends in an error, not in a stale token).
 * A 401 on a request renews once (by login) and sends the request again; a 401 for a token
   another thread has replaced meanwhile just resends with the current one.
 * With a fixed token (``AIC_TOKEN``) there is nothing to renew: a 401 is passed on.
@@ -27,7 +31,7 @@ from typing import Any
 import httpx
 
 from hygiene.api import logs
-from hygiene.api.transport import DEFAULT_TIMEOUT, GRACE, STALE
+from hygiene.api.transport import DEFAULT_TIMEOUT, GRACE, SENT_AT, STALE
 from hygiene.errors import ApiError, AuthFailed, UsageError, never_show
 from hygiene.masking import mask
 
@@ -41,7 +45,10 @@ ORG_HEADER = "X-Active-Org-Id"
 MAX_STALE_RESENDS = 3
 # What a bearer token may hold: visible ASCII, no space. Anything else (CR/LF above all) is
 # refused before httpx or httpcore see it, as their errors and debug logs would show it.
-_BEARER_OK = re.compile(r"[\x21-\x7e]+")
+# Bounded: a token is sent in every request's headers, and a server could hand us a megabyte.
+_BEARER_OK = re.compile(r"[\x21-\x7e]{1,8192}")
+
+_CODE = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 
 Clock = Callable[[], float]
 Flow = Generator[httpx.Request, httpx.Response, None]
@@ -62,10 +69,12 @@ def _json(response: httpx.Response) -> Any:
 
 
 def error_code(response: httpx.Response) -> str | None:
-    """The ``error`` field of an error body, if there is one."""
+    """The ``error`` field of an error body, if there is one and it is shaped like a code
+    (1..64 of letters, digits, ``_ . : -``): it is kept in results and shown, and a line break,
+    markup or a megabyte there is not the service's code."""
     body = _json(response)
     code = body.get("error") if isinstance(body, dict) else None
-    return code if isinstance(code, str) else None
+    return code if isinstance(code, str) and _CODE.fullmatch(code) else None
 
 
 def error_message(response: httpx.Response) -> str | None:
@@ -78,6 +87,12 @@ def error_message(response: httpx.Response) -> str | None:
     # only its key rules know, "password=..."); shown escaped later (errors.one_line).
     line = mask(" ".join(message.split()))
     return line if len(line) <= 200 else line[:199] + "…"
+
+
+def sent_at(request: httpx.Request, clock: Clock) -> float:
+    """When the transport last sent ``request`` (after any rate-limit wait); now if unknown."""
+    stamp = request.extensions.get(SENT_AT)
+    return stamp if isinstance(stamp, float) else clock()
 
 
 def _auth_request(method: str, url: str, **kwargs: Any) -> httpx.Request:
@@ -115,6 +130,7 @@ class SessionAuth(httpx.Auth):
         self._local = threading.local()
         self.refresh_missing = False
         self.org_id: str | None = None
+        self._replaced: list[str] = []  # sessions replaced by a new login, to log out
 
     def __repr__(self) -> str:
         return f"SessionAuth({self._base_url!r}, fixed={self._fixed})"
@@ -159,10 +175,19 @@ class SessionAuth(httpx.Auth):
 
     def auth_flow(self, request: httpx.Request) -> Flow:
         if request.extensions.get(GRACE) and self._token is not None:
-            # A closing call (logout) ends the session it has: no renewal first.
+            # A closing call (logout) ends the session it has, and any replaced one left.
+            yield from self._log_out_replaced()
             request.headers["Authorization"] = f"Bearer {self._token}"
             yield request
             return
+        # A session replaced by the renewal of an earlier request: ended now, not at once
+        # (under a tight rate limit its logout would take the slot that request needed before
+        # the new token fell due in turn), and before this request (httpx hands its caller the
+        # last answer of the flow).
+        yield from self._log_out_replaced()
+        yield from self._send(request)
+
+    def _send(self, request: httpx.Request) -> Flow:
         token = yield from self._current_token()
         reauthenticated = False
         for _ in range(MAX_STALE_RESENDS + 2):
@@ -185,6 +210,11 @@ class SessionAuth(httpx.Auth):
             reauthenticated = True
             logs.info("%s %s: 401, logging in again", request.method, request.url.path)
             token = yield from self._renew(stale=token, allow_refresh=False, dead=True)
+        raise ApiError(
+            f"{request.method} {request.url.path}: the session was renewed "
+            f"{MAX_STALE_RESENDS + 2} times and fell due again before the request could be sent "
+            "(a rate limit too tight for the session's lifetime?)"
+        )
 
     def _current_token(self) -> Generator[httpx.Request, httpx.Response, str]:
         with self._lock:
@@ -210,7 +240,7 @@ class SessionAuth(httpx.Auth):
                     return token
             token = yield from self._login()
             if not dead and not expired:
-                yield from self._log_out_old(stale)
+                self._replaced.append(stale)
             return token
 
     def _refresh(self, stale: str) -> Generator[httpx.Request, httpx.Response, str | None]:
@@ -218,7 +248,8 @@ class SessionAuth(httpx.Auth):
         if self.org_id is not None:
             headers[ORG_HEADER] = self.org_id
         self._local.step = "refresh"
-        response = yield _auth_request("POST", self._base_url + REFRESH_PATH, headers=headers)
+        request = _auth_request("POST", self._base_url + REFRESH_PATH, headers=headers)
+        response = yield request
         self._local.step = None
         if response.status_code == 404:
             logs.info("refresh answered 404: renewing by login from now on")
@@ -227,7 +258,13 @@ class SessionAuth(httpx.Auth):
         if response.status_code != 200:
             logs.info("refresh answered HTTP %d: renewing by login", response.status_code)
             return None
-        return self._accept(response, "refresh")
+        return self._accept(response, "refresh", sent_at(request, self._clock))
+
+    def _log_out_replaced(self) -> Generator[httpx.Request, httpx.Response, None]:
+        with self._lock:
+            replaced, self._replaced = self._replaced, []
+        for old in replaced:
+            yield from self._log_out_old(old)
 
     def _log_out_old(self, old: str) -> Generator[httpx.Request, httpx.Response, None]:
         """The session replaced by a new login stays alive otherwise: end it (best effort)."""
@@ -235,8 +272,11 @@ class SessionAuth(httpx.Auth):
         if self.org_id is not None:
             headers[ORG_HEADER] = self.org_id
         self._local.step = "logout of the replaced session"
+        # GRACE: it carries the old token on purpose (never handed back as stale).
+        request = _auth_request("POST", self._base_url + LOGOUT_PATH, headers=headers)
+        request.extensions[GRACE] = True
         try:
-            response = yield _auth_request("POST", self._base_url + LOGOUT_PATH, headers=headers)
+            response = yield request
         finally:
             self._local.step = None
         if response.status_code != 204:
@@ -245,7 +285,8 @@ class SessionAuth(httpx.Auth):
     def _login(self) -> Generator[httpx.Request, httpx.Response, str]:
         body = {"email": self._email, "password": self._password}
         self._local.step = "login"
-        response = yield _auth_request("POST", self._base_url + LOGIN_PATH, json=body)
+        request = _auth_request("POST", self._base_url + LOGIN_PATH, json=body)
+        response = yield request
         self._local.step = None
         code = error_code(response)
         if code == "AUTH_FAILED" or response.status_code in (400, 401, 403):
@@ -253,13 +294,16 @@ class SessionAuth(httpx.Auth):
         if response.status_code != 200:
             detail = f"HTTP {response.status_code}" + (f" {code}" if code else "")
             raise ApiError(f"login failed: {detail}", status=response.status_code, code=code)
-        token = self._accept(response, "login")
+        token = self._accept(response, "login", sent_at(request, self._clock))
         if token is None:
             raise ApiError("login failed: the answer holds no access_token/expires_in", status=200)
         logs.info("logged in as %s", self._email)
         return token
 
-    def _accept(self, response: httpx.Response, step: str) -> str | None:
+    def _accept(self, response: httpx.Response, step: str, sent_at: float) -> str | None:
+        """Take the new token; its lifetime counts from when the request was sent (the server
+        started it no earlier), so renewal never comes later than the server's own reckoning,
+        however long a rate limit or a slow answer held the login."""
         body = _json(response)
         if not isinstance(body, dict):
             return None
@@ -270,10 +314,9 @@ class SessionAuth(httpx.Auth):
             return None
         if not _BEARER_OK.fullmatch(token):
             raise ApiError(f"{step} failed: the answer's access_token is not a usable bearer token")
-        now = self._clock()
         never_show(token)
         self._token = token
-        self._expires_at = now + lifetime
+        self._expires_at = sent_at + lifetime
         before = RENEW_BEFORE if lifetime > RENEW_BEFORE else lifetime / 2
         self._renew_at = self._expires_at - before
         return token

@@ -21,11 +21,12 @@ from urllib.parse import quote
 import httpx
 
 from hygiene.api import logs
-from hygiene.api.answers import TRUNCATED
+from hygiene.api.answers import TRUNCATED, CompressedAnswer
 from hygiene.api.auth import ORG_HEADER, SessionAuth, error_code, error_message
 from hygiene.api.config import Config, mask_url
 from hygiene.api.deadline import BoundedTransport
 from hygiene.api.endpoints import USER_AGENT
+from hygiene.api.ids import is_org_id, shown
 from hygiene.api.ratelimit import RateGate
 from hygiene.api.transport import (
     DEFAULT_TIMEOUT,
@@ -55,6 +56,20 @@ def _json(response: httpx.Response) -> Any:
 class Memberships:
     active_org_id: str
     orgs: dict[str, str]  # org_id -> role
+
+
+def _orgs(members: list[Any]) -> dict[str, str]:
+    """``org_id -> role`` of a memberships answer; an entry whose org_id is no id is dropped
+    (it would go into a header), and a role is kept as a short printable word."""
+    orgs: dict[str, str] = {}
+    for member in members:
+        org = member.get("org_id") if isinstance(member, dict) else None
+        if not isinstance(org, str) or not is_org_id(org):
+            logs.info("memberships: an entry without a usable org_id was left out")
+            continue
+        role = member.get("role")
+        orgs[org] = role[:64] if isinstance(role, str) and role.isprintable() else ""
+    return orgs
 
 
 @dataclass(frozen=True)
@@ -156,7 +171,7 @@ class ControlPlaneClient:
 
     def _network_error(self, step: str, exc: httpx.HTTPError) -> str:
         where = mask_url(self.config.base_url)
-        if isinstance(exc, DeadlineExceeded):
+        if isinstance(exc, (DeadlineExceeded, CompressedAnswer)):
             return f"{self.auth.step or step}: {exc} ({where})"
         if isinstance(exc, httpx.TimeoutException):
             what = f"no answer in time ({type(exc).__name__})"
@@ -186,15 +201,24 @@ class ControlPlaneClient:
         body = _json(response) if response.status_code == 200 else None
         if not isinstance(body, dict) or not isinstance(body.get("memberships"), list):
             raise self._fail(response, "memberships")
-        orgs = {
-            str(m.get("org_id")): str(m.get("role"))
-            for m in body["memberships"]
-            if isinstance(m, dict)
-        }
+        orgs = _orgs(body["memberships"])
         active = body.get("active_org_id")
         if not isinstance(active, str) or not active:
             raise ApiError("memberships: the answer holds no active_org_id", status=200)
+        if not is_org_id(active):
+            raise ApiError(
+                f"memberships: the answer's active_org_id {shown(active)} is not an "
+                "organization id; refused",
+                status=200,
+            )
         return Memberships(active, orgs)
+
+    def organizations(self) -> list[str]:
+        """The caller's organizations: the one calls act in first, then the others, sorted."""
+        home = self.use_org()
+        found = self._memberships
+        others = sorted(set(found.orgs) - {home}) if found is not None else []
+        return [home, *others]
 
     def use_org(self) -> str:
         """The organization every call acts in: ``AIC_ORG_ID`` or ``active_org_id``."""

@@ -7,7 +7,7 @@ Answers to requests sent before the gate last refilled are ignored: they describ
 
 Headers come from a server we do not control: every number is parsed defensively (``nan``,
 ``inf``, negative, garbage) and clamped to sane bounds, so no header can crash the client or
-make it wait for days.
+make it wait for days: a reset beyond the longest wait is not waited for (see ``observe``).
 
 When a server answers 429 with ``retry-after`` only (no ``x-ratelimit-*``), bursting until the
 next 429 loses most of a window each time. The gate learns the rate instead: N answers went
@@ -30,7 +30,8 @@ DEFAULT_WINDOW = 1.0
 POLL = 0.01
 # A reset value this large is a Unix timestamp (2001-09-09 onwards), not seconds to wait.
 EPOCH_THRESHOLD = 1e9
-# The longest a reset header can make the gate wait (x-ratelimit-reset: 999999 is 11.6 days).
+# The longest a reset header can make the gate wait (x-ratelimit-reset: 999999 is 11.6 days:
+# a reset beyond it is not waited for at all).
 MAX_RESET = 120.0
 MAX_QUOTA = 1_000_000
 # Learned pacing: 1% slower than the rate observed, 2% slower again after each further 429
@@ -51,6 +52,17 @@ def finite(text: str | None, low: float, high: float) -> float | None:
     if math.isnan(value):
         return None
     return min(high, max(low, value))
+
+
+def reset_seconds(text: str | None, wall_now: float) -> float | None:
+    """Seconds until an ``x-ratelimit-reset`` value (a delay, or a Unix time as GitHub sends),
+    not bounded above; None for garbage or absent, 0 for a time already past."""
+    reset = finite(text, 0.0, math.inf)
+    if reset is None:
+        return None
+    if reset > EPOCH_THRESHOLD:
+        reset = reset - wall_now
+    return max(0.0, reset) if math.isfinite(reset) else math.inf
 
 
 class RateGate:
@@ -121,16 +133,27 @@ class RateGate:
         self._generation += 1
         self._answered = 0
 
-    def release(self) -> None:
-        """The request is answered (or failed): it no longer counts as in flight."""
+    def release(self, generation: int | None = None) -> None:
+        """The request is answered (or failed): it no longer counts as in flight.
+
+        With its ``generation``: it was never sent (its token fell due while it waited), so
+        its slot of the quota is handed back for the request that renews the token.
+        """
         with self._lock:
             self._in_flight -= 1
+            if generation == self._generation and self.remaining is not None:
+                self.remaining = min(self.remaining + 1, self.limit or MAX_QUOTA)
 
     def observe(self, generation: int, headers: Mapping[str, str], status: int = 200) -> None:
         """Learn the quota from an answer's ``x-ratelimit-*`` headers (call before release)."""
         limit = finite(headers.get("x-ratelimit-limit"), 1, MAX_QUOTA)
         remaining = finite(headers.get("x-ratelimit-remaining"), 0, MAX_QUOTA)
         reset = self._reset_delay(headers.get("x-ratelimit-reset"))
+        if reset is not None and reset > self._max_wait:
+            # A window we would never wait for (x-ratelimit-reset: 999999): this answer's quota
+            # says nothing to act on. The next request goes, and its 429 (if any) is given up
+            # at once, as an over-long retry-after is; no header buys a wait past the bound.
+            remaining = None
         with self._lock:
             if status != 429 and generation == self._generation:
                 self._answered += 1
@@ -145,11 +168,7 @@ class RateGate:
                 self.reset_at = now + reset
 
     def _reset_delay(self, text: str | None) -> float | None:
-        reset = finite(text, 0.0, math.inf)
-        if reset is not None and reset > EPOCH_THRESHOLD:
-            # Some services (GitHub) send the reset as a Unix time, not a delay.
-            reset = reset - self._wall_clock()
-        return None if reset is None else min(self._max_wait, max(0.0, reset))
+        return reset_seconds(text, self._wall_clock())
 
     def throttled(self, retry_after: float, generation: int | None = None) -> None:
         """A 429: nobody sends before ``retry_after`` seconds have passed; learn the pace."""
@@ -171,4 +190,4 @@ class RateGate:
             self.interval = min(MAX_INTERVAL, self.interval * PACE_BACKOFF)
 
 
-__all__ = ["MAX_RESET", "RateGate", "finite"]
+__all__ = ["MAX_RESET", "RateGate", "finite", "reset_seconds"]

@@ -1,8 +1,9 @@
 """Retries, rate limiting and bounds as an httpx transport wrapper (httpx has no retries).
 
 * 429: wait ``retry-after`` (seconds or an HTTP date; 0, negative or absent back off
-  exponentially instead of hammering), for every thread of the client; longer than
-  ``max_retry_after`` and the 429 is the answer (no wait of hours).
+  exponentially instead of hammering), for every thread of the client; a ``retry-after`` or an
+  ``x-ratelimit-reset`` longer than ``max_retry_after`` and the 429 is the answer (no wait of
+  hours), the same for either header.
 * 500, 502, 503, 504 and connection errors: exponential backoff with jitter, bounded attempts.
 * A request marked :data:`UNSAFE` (PAT creation) is retried only when it surely never reached
   the server: a refused connection or a 429. A 5xx or a connection lost after sending may mean
@@ -11,9 +12,13 @@
   :mod:`hygiene.api.deadline`), the client within its command deadline; retries stop once no
   request of the client has got through for ``stall`` seconds (429 forever) or the deadline
   would pass during the wait; answer bodies are read up to ``max_body`` bytes, the rest dropped.
-* Before resending after a wait, ``stale(request, wait)`` is asked: a request whose bearer token
-  will be due for renewal by then is handed back marked :data:`STALE`, for the auth flow to
-  renew the token and send it again (an expired token is never resent).
+* Right before each send (the first, and every retry, once its rate-limit slot is granted) and
+  before each wait, ``stale(request, wait)`` is asked: a request whose bearer token is (or will
+  be by then) due for renewal is handed back unsent, marked :data:`STALE`, for the auth flow to
+  renew the token and send it again (a token due for renewal never leaves).
+* Every request asks ``Accept-Encoding: identity``; a compressed answer is refused unread
+  (:class:`~hygiene.api.answers.CompressedAnswer`, not retried), so the body cap counts the
+  bytes the server sent. An ``X-Active-Org-Id`` that is not an organization id is never sent.
 """
 
 from __future__ import annotations
@@ -26,8 +31,9 @@ from dataclasses import dataclass
 import httpx
 
 from hygiene.api import deadline, logs
-from hygiene.api.answers import parse_retry_after, read_capped
-from hygiene.api.ratelimit import RateGate
+from hygiene.api.answers import IDENTITY, parse_retry_after, read_capped
+from hygiene.api.ids import check_org_header
+from hygiene.api.ratelimit import RateGate, reset_seconds
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], None]
@@ -39,6 +45,9 @@ UNSAFE = "hygiene.unsafe_to_retry"
 GRACE = "hygiene.grace"
 # Response extension: the request's token must be renewed before it is sent again.
 STALE = "hygiene.stale_token"
+# Request extension set here: the client's clock when the request last went out (a session's
+# lifetime counts from there, not from the answer).
+SENT_AT = "hygiene.sent_at"
 RETRY_STATUSES = frozenset({500, 502, 503, 504})
 DEFAULT_TIMEOUT = httpx.Timeout(15.0, connect=5.0, pool=5.0)
 # Errors raised before a byte of the request left: always safe to retry.
@@ -64,7 +73,7 @@ class RetryPolicy:
     ``attempts``: tries per request for errors and 5xx, ``timeout_attempts`` of which may be
     timeouts (a server that stalls once mostly stalls again); ``throttled_attempts``: 429s per
     request; ``max_retry_after``: the longest wait a header can ask for (a 429 asking more is
-    given up at once; a reset header asking more is cut to it); ``stall``: give
+    given up at once, and so is one whose reset header asks more); ``stall``: give
     up retrying once nothing got through for this long; ``request_deadline``: one exchange, wall
     clock; ``grace``: the bound of a closing call once the command's deadline has passed;
     ``max_body``: bytes of an answer kept.
@@ -129,10 +138,19 @@ class RetryTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.extensions.setdefault("timeout", DEFAULT_TIMEOUT.as_dict())
+        # Whatever the caller (or httpx's defaults) asked: a compressed answer is refused unread.
+        request.headers["Accept-Encoding"] = IDENTITY
+        check_org_header(request)
         grace = bool(request.extensions.get(GRACE))
         tries = _Tries(unsafe=bool(request.extensions.get(UNSAFE)))
         while True:
             generation = self._acquire(grace)
+            if self._stale(request, 0.0):
+                # The slot came after the token fell due (a rate-limit or pacing wait): the
+                # last moment before sending is where renewal is checked, not only before.
+                self.gate.release(generation)  # its slot goes to the renewal
+                return _stale_answer(request)
+            request.extensions[SENT_AT] = float(self._clock())
             try:
                 response = self._exchange(request, grace)
                 self.gate.observe(generation, response.headers, response.status_code)
@@ -140,7 +158,10 @@ class RetryTransport(httpx.BaseTransport):
                 self.gate.release()
                 if self._retry_error(request, exc, tries):
                     continue
-                return httpx.Response(503, extensions={STALE: True}, request=request)
+                return _stale_answer(request)
+            except BaseException:
+                self.gate.release()  # a refused (compressed) answer, an interrupt: not in flight
+                raise
             self.gate.release()
             final = self._retry_answer(request, response, generation, tries)
             if final is not None:
@@ -168,8 +189,9 @@ class RetryTransport(httpx.BaseTransport):
         if status == 429:
             tries.throttles += 1
             wait = self._throttle_wait(response, tries.throttles)
-            # Asked to wait longer than we ever would (retry-after: 999999): fail it now.
-            too_long = wait > self.policy.max_retry_after
+            # Asked to wait longer than we ever would (retry-after or x-ratelimit-reset: 999999):
+            # the 429 is the answer, now.
+            too_long = max(wait, self._reset_wait(response)) > self.policy.max_retry_after
             if too_long or tries.throttles >= self.policy.throttled_attempts or not self._may(wait):
                 return response
             self.gate.throttled(wait, generation)  # every thread waits, in acquire
@@ -241,6 +263,10 @@ class RetryTransport(httpx.BaseTransport):
             return self.policy.delay(throttles, self._rng)
         return wait
 
+    def _reset_wait(self, response: httpx.Response) -> float:
+        reset = reset_seconds(response.headers.get("x-ratelimit-reset"), self._wall_clock())
+        return 0.0 if reset is None else reset
+
     def _wait(self, request: httpx.Request, delay: float, what: str) -> None:
         logs.info("%s %s: %s", request.method, request.url.path, what)
         if delay > 0:
@@ -248,6 +274,11 @@ class RetryTransport(httpx.BaseTransport):
 
     def close(self) -> None:
         self.inner.close()
+
+
+def _stale_answer(request: httpx.Request) -> httpx.Response:
+    """Not sent: the auth flow renews the token and sends the request again."""
+    return httpx.Response(503, extensions={STALE: True}, request=request)
 
 
 def _marked_stale(response: httpx.Response) -> httpx.Response:
@@ -259,6 +290,7 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "GRACE",
     "RETRY_STATUSES",
+    "SENT_AT",
     "STALE",
     "UNSAFE",
     "DeadlineExceeded",

@@ -1,8 +1,12 @@
 """Revoke a plan's token ids concurrently, each in its own organization; stoppable.
 
 What counts as done: ``revoked`` (204), or ``not_found`` only for the service's JSON
-``NOT_FOUND`` answer in the organization the inventory says the token belongs to. A
-``NOT_FOUND`` where the token's organization is unknown, any other 404 (a proxy's page, another
+``NOT_FOUND`` answer in the organization the inventory says the token belongs to. A token whose
+organization is unknown (an id given directly, an inventory row without one) is asked in each of
+the caller's organizations in turn, the one calls act in first: the first 204 is ``revoked``,
+``not_found`` needs every one of them to answer ``NOT_FOUND``, and any other answer in one of
+them makes it ``failed`` (the token may be live there); past :data:`MAX_FAN_OUT` organizations
+the rest are not asked, and such an id is ``failed`` unless found. Any other 404 (a proxy's page, another
 error code), a token of an organization the caller is not a member of, and everything else are
 ``failed`` with what was answered: such a token may still be live.
 """
@@ -21,6 +25,9 @@ SERVICE_NOT_FOUND = "NOT_FOUND"
 CANCELLED = "CANCELLED"  # not sent: the run was stopped first
 INTERRUPTED = "INTERRUPTED"  # sent, but no answer before the run stopped: state unknown
 NOT_A_MEMBER = "NOT_A_MEMBER"
+ORG_UNKNOWN = "ORG_UNKNOWN"
+# The most organizations one id of unknown organization is asked in.
+MAX_FAN_OUT = 64
 
 
 def delete_in_org(client: ControlPlaneClient, token_id: str, org: str) -> tuple[int, str | None]:
@@ -55,17 +62,20 @@ def judge(target: Target, org: str, status: int, code: str | None) -> Result:
 
 
 def revoke_one(
-    client: ControlPlaneClient, target: Target, orgs: frozenset[str] | None = None
+    client: ControlPlaneClient, target: Target, orgs: Sequence[str] | None = None
 ) -> Result:
-    """Revoke one PAT in its organization (the client's when unknown); see :func:`judge`.
+    """Revoke one PAT in its organization (in each of the caller's when unknown); see the
+    module's docstring.
 
-    ``orgs``: the caller's organizations (asked of the service when not given and needed).
-    :class:`~hygiene.errors.AuthFailed` is not a per-id failure: it stops the run.
+    ``orgs``: the caller's organizations, the one calls act in first (asked of the service when
+    not given). :class:`~hygiene.errors.AuthFailed` is not a per-id failure: it stops the run.
     """
     if orgs is None:
         orgs = _member_orgs(client, [target])
-    org = target.org_id or client.use_org()
-    if target.org_id is not None and target.org_id not in orgs:
+    if target.org_id is None:
+        return _revoke_anywhere(client, target, orgs)
+    org = target.org_id
+    if org not in orgs:
         why = f"{NOT_A_MEMBER}: the token belongs to {org}, not one of your organizations"
         return Result(target.token_id, target.fingerprint, FAILED, None, why)
     try:
@@ -75,12 +85,40 @@ def revoke_one(
     return judge(target, org, status, code)
 
 
-def _member_orgs(client: ControlPlaneClient, targets: Sequence[Target]) -> frozenset[str]:
-    home = client.use_org()  # log in and pick the organization once, before the threads start
-    others = {t.org_id for t in targets if t.org_id is not None and t.org_id != home}
-    if not others:
-        return frozenset({home})
-    return frozenset(client.memberships().orgs) | {home}
+def _revoke_anywhere(client: ControlPlaneClient, target: Target, orgs: Sequence[str]) -> Result:
+    """Each organization in turn until one answers 204; NOT_FOUND only if all of them say so.
+
+    At most :data:`MAX_FAN_OUT` of them: a memberships answer listing thousands must not turn
+    one id into thousands of DELETEs (an id not found in those asked is then ``failed``).
+    """
+    tid, fp = target.token_id, target.fingerprint
+    failure: Result | None = None
+    for org in orgs[:MAX_FAN_OUT]:
+        try:
+            status, code = delete_in_org(client, tid, org)
+        except ApiError as exc:
+            failure = failure or Result(tid, fp, FAILED, exc.status, exc.code or str(exc))
+            continue
+        if status == 204:
+            return Result(tid, fp, REVOKED, 204)
+        if status != 404 or code != SERVICE_NOT_FOUND:
+            failure = failure or judge(target, org, status, code)
+    if failure is None and len(orgs) > MAX_FAN_OUT:
+        why = (
+            f"{ORG_UNKNOWN}: NOT_FOUND in the first {MAX_FAN_OUT} of your {len(orgs)} "
+            "organizations; the others were not asked"
+        )
+        failure = Result(tid, fp, FAILED, 404, why)
+    return failure or Result(tid, fp, NOT_FOUND, 404)
+
+
+def _member_orgs(client: ControlPlaneClient, targets: Sequence[Target]) -> tuple[str, ...]:
+    """The caller's organizations, the one calls act in first: logs in and picks it once,
+    before the threads start."""
+    home = client.use_org()
+    if all(t.org_id == home for t in targets):
+        return (home,)
+    return tuple(client.organizations())
 
 
 def by_org(targets: Sequence[Target]) -> list[Target]:
@@ -126,6 +164,7 @@ def revoke_all(
 __all__ = [
     "CANCELLED",
     "INTERRUPTED",
+    "MAX_FAN_OUT",
     "WORKERS",
     "by_org",
     "delete_in_org",

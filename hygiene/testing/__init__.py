@@ -4,7 +4,9 @@
 document, with ``switches`` for its open points and for faults; the pytest fixture
 ``control_plane`` (plugin ``aic_control_plane``) yields a running one. ``HostileServer`` (fixture
 ``hostile_server``) is the same service misbehaving on request, below HTTP if need be: stalls,
-trickles, HTML, garbage, redirects, huge bodies, absurd rate-limit headers.
+trickles, HTML, garbage, redirects, huge or endless bodies and headers, compressed bombs
+(``bombs.py``), absurd rate-limit headers. The stand-in's ``State`` records which session each
+request used, and when, so a test can tell a token sent past its renewal point.
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hygiene.testing.bombs import bomb
+
 PROXY_404 = (
     b"<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n"
     b"<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n"
@@ -163,6 +165,75 @@ class HugeBody(Misbehaviour):
 
 
 @dataclass(repr=False)
+class Compressed(Misbehaviour):
+    """A ``status`` answer whose body is a bomb (:func:`hygiene.testing.bombs.bomb`): ``body``
+    followed by ``size`` bytes of spaces once decoded, sent with ``Content-Encoding: coding``
+    whatever the client asked for."""
+
+    coding: str = "gzip"
+    status: int = 200
+    size: int = 64 << 20
+    body: Any = None
+    name: str = "compressed"
+
+    def __post_init__(self) -> None:
+        self.name = f"{self.coding}-bomb-{self.status}"
+
+    def serve(self, conn: Conn, answer: Answer | None) -> None:
+        prefix = json.dumps(self.body if self.body is not None else {}).encode()
+        payload = bomb(self.coding, self.size, prefix)
+        if payload is None:
+            raise RuntimeError(f"cannot make a {self.coding} bomb here (package missing)")
+        headers = {"Content-Type": "application/json", "Content-Encoding": self.coding}
+        conn.send(head(self.status, headers, len(payload)) + payload)
+
+
+@dataclass(repr=False)
+class EndlessChunks(Misbehaviour):
+    """A ``status`` answer in chunked transfer coding that never ends (until the client hangs
+    up, the server stops or the hold time passes); ``sent`` counts the body's bytes."""
+
+    status: int = 200
+    pause: float = 0.0  # seconds between chunks (a trickle that never ends)
+    name: str = "endless-chunks"
+    sent: int = 0
+
+    def serve(self, conn: Conn, answer: Answer | None) -> None:
+        piece = b"{" + b" " * 16383
+        chunk = b"%x\r\n%s\r\n" % (len(piece), piece)
+        headers = {"Content-Type": "application/json", "Transfer-Encoding": "chunked"}
+        if not conn.send(head(self.status, headers, None)):
+            return
+        while conn.send(chunk) and (not self.pause or conn.pause(self.pause)):
+            self.sent += len(piece)
+
+
+@dataclass(repr=False)
+class HugeHeaders(Misbehaviour):
+    """The normal answer after ``count`` headers of ``size`` bytes each (or endless ones)."""
+
+    count: int | None = 1000
+    size: int = 1000
+    name: str = "huge-headers"
+    needs_answer = True
+    sent: int = 0
+
+    def serve(self, conn: Conn, answer: Answer | None) -> None:
+        reply = answer or Answer.json(200, {})
+        status = f"HTTP/1.1 {reply.status} {REASONS.get(reply.status, 'Status')}\r\n"
+        if not conn.send(status.encode("latin-1")):
+            return
+        n = 0
+        while self.count is None or n < self.count:
+            line = b"X-Padding-%d: %s\r\n" % (n, b"p" * self.size)
+            if not conn.send(line):
+                return
+            self.sent += len(line)
+            n += 1
+        conn.send(reply.bytes().split(b"\r\n", 1)[1])
+
+
+@dataclass(repr=False)
 class OddHeaders(Misbehaviour):
     """The normal answer with extra headers (``x-ratelimit-remaining: nan``, say)."""
 
@@ -217,8 +288,11 @@ def fail(status: int = 500, code: str = "INTERNAL") -> Answer:
 
 __all__ = [
     "Answer",
+    "Compressed",
     "Conn",
+    "EndlessChunks",
     "HugeBody",
+    "HugeHeaders",
     "Misbehaviour",
     "OddHeaders",
     "Raw",

@@ -158,7 +158,7 @@ def route(
         return NOT_FOUND
     handler, scope, needs_org, session_only = found
     token = _bearer(headers)
-    principal = state.authenticate(token) if token else None
+    principal = state.authenticate(token, f"{method} {path}") if token else None
     if principal is None:
         return UNAUTHORIZED
     if session_only and principal.pat is not None:

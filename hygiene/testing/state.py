@@ -11,6 +11,7 @@ import hashlib
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -19,6 +20,8 @@ from hygiene.detection import PAT_PREFIX, is_placeholder
 PAT_ABSOLUTE_MAX_TTL_DAYS = 180
 # Scopes a PAT may carry and the endpoint family each one opens.
 SCOPES = ("safes:read", "tokens:write", "org:read")
+
+MAX_USES = 100_000
 
 Clock = Callable[[], float]
 
@@ -45,6 +48,25 @@ class Session:
     email: str
     expires_at: float
     valid: bool = True
+    serial: int = 0  # 1 for the first session issued, 2 for the next...
+    issued_at: float = 0.0
+
+
+@dataclass(frozen=True)
+class SessionUse:
+    """A request authenticated by a session, in the server's time: which session (``serial``),
+    what it asked (``what``: method and path), when, and the session's own times."""
+
+    serial: int
+    what: str
+    at: float
+    issued_at: float
+    expires_at: float
+
+    def past(self, before_expiry: float) -> bool:
+        """Whether it came ``before_expiry`` seconds or less before the session's expiry (the
+        API document's renewal point, 60 s): a client should have renewed by then."""
+        return self.at >= self.expires_at - before_expiry
 
 
 @dataclass
@@ -84,6 +106,8 @@ class State:
         self._sessions: dict[str, Session] = {}
         self._pats: dict[str, Pat] = {}
         self._pat_by_digest: dict[str, str] = {}
+        # The latest uses only: `hygiene fake-server` may run for days.
+        self._uses: deque[SessionUse] = deque(maxlen=MAX_USES)
 
     # accounts -------------------------------------------------------------------------------
     def add_account(
@@ -117,7 +141,9 @@ class State:
     def _new_session(self, email: str) -> tuple[str, int]:
         token = "eyJ" + secrets.token_urlsafe(24) + "." + secrets.token_urlsafe(16)
         lifetime = self.token_lifetime
-        self._sessions[_digest(token)] = Session(email, self.clock() + lifetime)
+        now = self.clock()
+        serial = len(self._sessions) + 1
+        self._sessions[_digest(token)] = Session(email, now + lifetime, True, serial, now)
         return token, max(1, round(lifetime))
 
     def refresh(self, token: str) -> tuple[str, int] | None:
@@ -151,17 +177,26 @@ class State:
             return None
         return session
 
-    def authenticate(self, token: str) -> Principal | None:
-        """The caller behind a bearer token (session or PAT), or None."""
+    def authenticate(self, token: str, what: str = "") -> Principal | None:
+        """The caller behind a bearer token (session or PAT), or None; a session's use is
+        recorded (``what``: the request, for :meth:`session_uses`)."""
         with self._lock:
             session = self._live_session(token)
             if session is not None:
+                at = self.clock()
+                use = SessionUse(session.serial, what, at, session.issued_at, session.expires_at)
+                self._uses.append(use)
                 return Principal(session.email)
             token_id = self._pat_by_digest.get(_digest(token))
             pat = self._pats.get(token_id) if token_id else None
             if pat is None or pat.revoked or self.clock() >= pat.expires_at:
                 return None
             return Principal(pat.email, pat)
+
+    def session_uses(self) -> list[SessionUse]:
+        """Every request a live session authenticated, in the order they came."""
+        with self._lock:
+            return list(self._uses)
 
     # PATs -----------------------------------------------------------------------------------
     def create_pat(
@@ -209,4 +244,12 @@ def _new_pat_value() -> str:
             return PAT_PREFIX + body
 
 
-__all__ = ["PAT_ABSOLUTE_MAX_TTL_DAYS", "SCOPES", "Account", "Pat", "Principal", "State"]
+__all__ = [
+    "PAT_ABSOLUTE_MAX_TTL_DAYS",
+    "SCOPES",
+    "Account",
+    "Pat",
+    "Principal",
+    "SessionUse",
+    "State",
+]

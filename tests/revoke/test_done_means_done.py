@@ -1,5 +1,6 @@
-"""Done means done: a token counts as gone only on its own organization's JSON NOT_FOUND;
-results come first, even when the closing logout fails; --dry-run says already_revoked."""
+"""Done means done: a token counts as gone only on its own organization's JSON NOT_FOUND (or
+every organization's, when its own is unknown); results come first, even when the closing
+logout fails; --dry-run says already_revoked."""
 
 from __future__ import annotations
 
@@ -59,10 +60,13 @@ def test_each_token_is_revoked_in_its_own_org_and_only_there_counts(
     assert got[world.leaks[0].token_id]["status"] == "revoked"
     assert got[second.token_id]["status"] == "revoked"  # in org_second, not the active org_main
     assert state.pat(second.token_id).revoked
+    # its organization unknown: NOT_FOUND in every one of the caller's organizations
     assert (got[unknown.token_id]["status"], got[unknown.token_id]["http_status"]) == (
-        "failed",
+        "not_found",
         404,
     )
+    asked = [r.headers["x-active-org-id"] for r in plane.requests if unknown.token_id in r.path]
+    assert sorted(asked) == ["org_main", "org_second"]
     assert got[foreign.token_id]["status"] == "failed"
     assert "NOT_A_MEMBER" in str(got[foreign.token_id]["error"])
     assert not state.pat(foreign.token_id).revoked
@@ -71,7 +75,6 @@ def test_each_token_is_revoked_in_its_own_org_and_only_there_counts(
     assert deletes[second.token_id].headers["x-active-org-id"] == "org_second"
     with open_inventory(world.inventory) as inv:
         states = {e.token_id: e.state for e in inv.entries()}
-    assert states[unknown.token_id] != REVOKED
     assert states[foreign.token_id] != REVOKED
 
 
