@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import stat
 from collections.abc import Callable
 
@@ -67,6 +68,18 @@ def is_pseudo(st: os.stat_result) -> bool:
     """Whether ``st`` is a file of ``/proc`` or ``/sys`` (process memory, environments, kernel
     state): never data a user keeps, and read through a link only by mistake or by attack."""
     return st.st_dev in _pseudo_devices()
+
+
+# How shells hand a pipe over as a path (`<(cmd)` is /dev/fd/63): the process's own open
+# descriptors, whatever they are, are the user's to name (they pass through /proc's links).
+_DESCRIPTOR = re.compile(r"/dev/(fd/\d+|std(in|out|err))|/proc/(self|thread-self|\d+)/fd/\d+")
+
+
+def is_descriptor_path(path: str) -> bool:
+    """Whether ``path`` names one of this process's open descriptors (``/dev/stdin``,
+    ``/dev/fd/N``, ``/proc/self/fd/N``): what it leads to was opened by the user's shell."""
+    found = _DESCRIPTOR.fullmatch(path)
+    return found is not None and found.group(3) in (None, "self", "thread-self", str(os.getpid()))
 
 
 def _shown(path: str) -> str:
@@ -132,4 +145,11 @@ def read_input_text(path: str, role: str, cap: int = INPUT_CAP, *, follow: bool 
         raise InputError(f"{role} {_shown(path)}: not UTF-8 text ({exc.reason})") from None
 
 
-__all__ = ["INPUT_CAP", "is_pseudo", "kind_of", "read_input", "read_input_text"]
+__all__ = [
+    "INPUT_CAP",
+    "is_descriptor_path",
+    "is_pseudo",
+    "kind_of",
+    "read_input",
+    "read_input_text",
+]

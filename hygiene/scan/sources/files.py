@@ -18,7 +18,6 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
-import re
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,7 +26,7 @@ from typing import BinaryIO
 
 from hygiene.errors import InputError, UsageError
 from hygiene.gitcmd import git_output
-from hygiene.safefile import is_pseudo, kind_of
+from hygiene.safefile import is_descriptor_path, is_pseudo, kind_of
 from hygiene.scan.matcher.linecount import Recount
 
 
@@ -142,19 +141,13 @@ def collect_paths(paths: Sequence[str], excluder: Excluder, errors: list[str]) -
     return targets
 
 
-# How shells hand a pipe over as a path (`<(cmd)` is /dev/fd/63): the process's own open
-# descriptors, whatever they are, are the user's to name (they pass through /proc's links).
-_DESCRIPTOR = re.compile(r"/dev/(fd/\d+|std(in|out|err))|/proc/(self|thread-self|\d+)/fd/\d+")
-
-
 def _refused(path: str, st: os.stat_result) -> str | None:
     """Why the explicit ``path`` (whose target has ``st``) is not read; None: it is read."""
     plain = stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)
     if plain and not is_pseudo(st):
         return None
-    found = _DESCRIPTOR.fullmatch(path)
-    if found and found.group(3) in (None, "self", "thread-self", str(os.getpid())):
-        return None
+    if is_descriptor_path(path):
+        return None  # `<(cmd)`, /dev/stdin: the user's shell opened it
     if not _through_link(path):
         return None  # named as it is: `hygiene scan /proc/self/environ` means it
     what = "a file of /proc or /sys" if is_pseudo(st) else kind_of(st.st_mode)
