@@ -141,6 +141,9 @@ def collect_paths(paths: Sequence[str], excluder: Excluder, errors: list[str]) -
     return targets
 
 
+_PSEUDO_PREFIXES = ("/proc/", "/sys/")
+
+
 def _refused(path: str, st: os.stat_result) -> str | None:
     """Why the explicit ``path`` (whose target has ``st``) is not read; None: it is read."""
     plain = stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)
@@ -148,8 +151,10 @@ def _refused(path: str, st: os.stat_result) -> str | None:
         return None
     if is_descriptor_path(path):
         return None  # `<(cmd)`, /dev/stdin: the user's shell opened it
+    if is_pseudo(st) and os.path.abspath(path).startswith(_PSEUDO_PREFIXES):
+        return None  # `hygiene scan /proc/self/environ` means it (/proc/self is a link)
     if not _through_link(path):
-        return None  # named as it is: `hygiene scan /proc/self/environ` means it
+        return None  # named as it is: `hygiene scan /dev/zero` means it
     what = "a file of /proc or /sys" if is_pseudo(st) else kind_of(st.st_mode)
     return f"a symlink to {what}, not followed"
 
