@@ -18,6 +18,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -95,8 +96,8 @@ def one_error_line(run_: Run) -> str:
     return errors[0]
 
 
-def findings(run_: Run) -> list[dict[str, object]]:
-    found: list[dict[str, object]] = json.loads(run_.stdout)["findings"]
+def findings(run_: Run) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = json.loads(run_.stdout)["findings"]
     return found
 
 
