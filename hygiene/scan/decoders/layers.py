@@ -107,6 +107,7 @@ class _Walk:
             self.budget.exhausted = True  # one line per bomb: the rest of the input is skipped
         if str(exc):  # an empty message repeats a failure already reported
             self.result.errors.append(f"{where.display}: {exc}")
+            self.result.skipped += 1
 
 
 def scan_layers(

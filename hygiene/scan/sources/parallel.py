@@ -61,6 +61,7 @@ class UnitResult:
     files: int
     bytes: int
     newlines: int | None  # of a range; None: not counted (yet)
+    skipped: int = 0  # parts the decoders skipped (ScanResult.skipped)
 
 
 def _next_line_start(target: FileTarget, offset: int) -> int | None:
@@ -178,7 +179,7 @@ def _scan_batch(
     for target in unit.targets:
         scan_target(target, result, chunk_size, finder, limits, allow_lines=allow_lines)
     findings = [d.finding for d in result.detections]
-    return UnitResult(unit, findings, result.errors, result.files, result.bytes, 0)
+    return UnitResult(unit, findings, result.errors, result.files, result.bytes, 0, result.skipped)
 
 
 def run_unit(args: tuple[Unit, int, DecodeLimits | None, AllowLines]) -> UnitResult:
@@ -270,6 +271,7 @@ def scan_parallel(
     for r in done:
         result.files += r.files
         result.bytes += r.bytes
+        result.skipped += r.skipped
         result.errors += [e for e in r.errors if e not in result.errors]
         if not r.unit.is_range:
             result.findings_only += r.findings
