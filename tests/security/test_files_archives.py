@@ -33,12 +33,13 @@ _TAR_FIELDS = (
 )
 
 
-def tar_header(name: bytes, size: int) -> bytes:
-    """A ustar header for a regular member (built by hand: tarfile takes minutes for 1M)."""
+def tar_header(name: bytes, size: int, typeflag: bytes = b"0") -> bytes:
+    """A ustar header for a member (built by hand: tarfile takes minutes for 1M)."""
     header = bytearray(512)
     header[: len(name)] = name
     for offset, value in _TAR_FIELDS:
         header[offset : offset + len(value)] = value
+    header[156:157] = typeflag
     header[124:136] = b"%011o\0" % size
     header[148:156] = b"%06o\0 " % sum(header)
     return bytes(header)
@@ -95,6 +96,29 @@ def test_a_million_empty_members_stop_at_the_cap_in_flat_memory(
     assert json.loads(proc.stdout)["stats"]["skipped"] == 1
     # The old scanner kept every header: 470 MB for this file. Now the member list is not kept
     # and reading stops at the cap.
+    assert proc.maxrss_kb < 150_000, proc.maxrss_kb
+
+
+def test_a_huge_long_name_header_is_refused_not_held(tmp_path: Path, guard: SecretGuard) -> None:
+    """A GNU long-name header claiming 256 MB (zeros, 230x compressed: no bomb by ratio), which
+    tarfile would read whole into memory before the member it names."""
+    pat = guard.pat()
+    body = f"key={pat}\n".encode()
+    gz = zlib.compressobj(1, zlib.DEFLATED, 31)
+    with (tmp_path / "long.tar.gz").open("wb") as out:
+        out.write(gz.compress(tar_header(b"first.txt", len(body)) + body.ljust(512, b"\0")))
+        out.write(gz.compress(tar_header(b"././@LongLink", 256 << 20, b"L")))
+        for _ in range(256):
+            out.write(gz.compress(bytes(1 << 20)))
+        out.write(gz.compress(tar_header(b"after.txt", 0) + bytes(1024)) + gz.flush())
+    proc = run(guard, "scan", "long.tar.gz", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert [f["path"] for f in findings(proc)] == ["long.tar.gz!first.txt"]
+    errors = [line for line in proc.stderr.splitlines() if ": error: " in line]
+    assert errors == [
+        "hygiene: error: long.tar.gz: not a valid or a truncated tar archive "
+        f"(an extended header of {256 << 20} bytes)"
+    ]
     assert proc.maxrss_kb < 150_000, proc.maxrss_kb
 
 

@@ -97,7 +97,9 @@ def tar_members(read: Reader) -> Iterator[Member]:
     """The regular members of the tar stream ``read`` (read once, in order)."""
     import tarfile
 
-    with tarfile.open(fileobj=ReaderFile(read), mode="r|") as archive:  # type: ignore[call-overload]
+    with tarfile.open(  # type: ignore[call-overload]
+        fileobj=ReaderFile(read), mode="r|", tarinfo=_bounded_tarinfo()
+    ) as archive:
         for info in archive:
             # A streamed tar still keeps every member's header it met: forget them, or a
             # million empty members hold half a gigabyte.
@@ -108,6 +110,33 @@ def tar_members(read: Reader) -> Iterator[Member]:
             if member is None:
                 continue
             yield info.name, member.read, None
+
+
+# A member's long name or its pax attributes, which tarfile reads whole, in memory, before the
+# member: real ones are a few hundred bytes; a larger one is refused (an error line), not held.
+MAX_TAR_HEADER = 1 << 20
+
+
+@functools.cache
+def _bounded_tarinfo() -> type:
+    import tarfile
+
+    extended = (
+        tarfile.GNUTYPE_LONGNAME,
+        tarfile.GNUTYPE_LONGLINK,
+        tarfile.XHDTYPE,
+        tarfile.XGLTYPE,
+        tarfile.SOLARIS_XHDTYPE,
+    )
+
+    class BoundedTarInfo(tarfile.TarInfo):
+        def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+            if self.type in extended and self.size > MAX_TAR_HEADER:
+                raise tarfile.HeaderError(f"an extended header of {self.size} bytes")
+            proc: tarfile.TarInfo = super()._proc_member(tarfile_)  # type: ignore[misc]
+            return proc
+
+    return BoundedTarInfo
 
 
 _EOCD = b"PK\x05\x06"
