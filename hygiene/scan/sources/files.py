@@ -95,16 +95,17 @@ def walk(root: str, excluder: Excluder, errors: list[str]) -> Iterator[FileTarge
             if excluder.excludes(rel):
                 continue
             try:
+                if entry.is_dir(follow_symlinks=False):  # the folder's listing says: no stat
+                    if entry.name != ".git":
+                        subdirs.append(rel)
+                    continue
                 # Never followed: a symlink to a file outside the tree (or to /proc/self/environ)
                 # would hand its bytes to the scan, one to a file inside is scanned under its
                 # own name anyway.
                 st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue  # gone since the folder was listed
-            if stat.S_ISDIR(st.st_mode):
-                if entry.name != ".git":
-                    subdirs.append(rel)
-            elif stat.S_ISREG(st.st_mode):
+            if stat.S_ISREG(st.st_mode):
                 # entry.path is root joined with rel, as _display would build it.
                 display = rel if root == "." else entry.path
                 yield FileTarget(
