@@ -497,3 +497,36 @@ def test_mask_still_copies_a_fifo_and_stdin(tmp_path: Path, guard: SecretGuard) 
     writer.join(timeout=SAFETY_TIMEOUT)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"one {masked_form(pats[0])}\ntwo {masked_form(pats[1])}\n"
+
+
+# --- the safe-open helper itself -----------------------------------------------------------
+
+
+def test_the_cap_holds_while_reading_not_only_by_fstat() -> None:
+    """A file that grows after fstat (a log being written) is refused once past the cap."""
+    from hygiene.errors import InputError
+    from hygiene.safefile import _read_capped
+
+    served: list[int] = []
+
+    def endless(n: int) -> bytes:
+        served.append(n)
+        return b"x" * n
+
+    with pytest.raises(InputError, match=r"^report r: larger than 1 MiB, not read$"):
+        _read_capped(endless, "report r", 1 << 20)
+    assert sum(served) == (1 << 20) + 1  # one byte past the cap, never more
+
+
+def test_an_undecodable_or_missing_input_is_one_line(tmp_path: Path) -> None:
+    from hygiene.errors import InputError
+    from hygiene.safefile import read_input_text
+
+    (tmp_path / "latin1.txt").write_bytes(b"caf\xe9\n")
+    with pytest.raises(InputError, match=r"^baseline .*latin1.txt: not UTF-8 text"):
+        read_input_text(str(tmp_path / "latin1.txt"), "baseline")
+    with pytest.raises(InputError, match=r"^state file .*gone: No such file or directory$"):
+        read_input_text(str(tmp_path / "gone"), "state file")
+    (tmp_path / "link").symlink_to(tmp_path / "latin1.txt")
+    with pytest.raises(InputError, match=r"link: Too many levels of symbolic links$"):
+        read_input_text(str(tmp_path / "link"), "state file", follow=False)
