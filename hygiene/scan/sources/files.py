@@ -250,10 +250,20 @@ def fd_recount(file: BinaryIO, block: int = 1 << 20) -> Recount:
     (positioned reads: the file is never reopened by name, and its position is kept)."""
     fd = file.fileno()
 
+    def pread(n: int, at: int) -> bytes:
+        if hasattr(os, "pread"):
+            return os.pread(fd, n, at)
+        kept = file.tell()  # no pread (Windows): seek there and back
+        try:
+            file.seek(at)
+            return file.read(n)
+        finally:
+            file.seek(kept)
+
     def recount(start: int, stop: int) -> int:
         newlines = 0
         while start < stop:
-            piece = os.pread(fd, min(block, stop - start), start)
+            piece = pread(min(block, stop - start), start)
             if not piece:
                 break
             newlines += piece.count(b"\n")
