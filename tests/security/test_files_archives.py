@@ -187,3 +187,20 @@ def test_deep_nesting_is_reported_not_followed(tmp_path: Path, guard: SecretGuar
     assert len(errors) == 1, proc.stderr
     assert errors[0].startswith("hygiene: error: deep.zip!level7.zip!")
     assert errors[0].endswith("nested deeper than 4 levels; not scanned")
+
+
+def test_a_zip64_directory_count_is_read_too(tmp_path: Path) -> None:
+    """Past 65,535 members the count lives in the zip64 end record only."""
+    from hygiene.scan.decoders.archives import zip_entry_count
+
+    path = tmp_path / "wide64.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        for i in range(65_536):
+            archive.writestr(f"{i}", b"")
+    with path.open("rb") as f:
+        assert zip_entry_count(f) == 65_536
+        assert f.tell() == 0
+    result = run_scan(ScanRequest(paths=(str(path),), limits=DecodeLimits(max_members=65_535)))
+    assert len(result.errors) == 1
+    assert "declares 65536 archive members, more than the 65535" in result.errors[0]
+    assert result.skipped == 1

@@ -146,7 +146,15 @@ _EOCD64 = b"PK\x06\x06"
 
 def zip_entry_count(file: IO[bytes]) -> int | None:
     """How many members the zip ``file`` declares in its end record (zip64 too), read before
-    ``zipfile`` loads its whole directory into memory; None when there is no end record."""
+    ``zipfile`` loads its whole directory into memory; None when there is no end record. The
+    file is left at its start."""
+    try:
+        return _declared(file)
+    finally:
+        file.seek(0)
+
+
+def _declared(file: IO[bytes]) -> int | None:
     size = file.seek(0, 2)
     tail_size = min(size, 22 + 0xFFFF)  # the end record, then a comment of at most 64 KiB
     file.seek(size - tail_size)
@@ -160,7 +168,6 @@ def zip_entry_count(file: IO[bytes]) -> int | None:
         record = file.read(56)
         if record.startswith(_EOCD64) and len(record) == 56:
             entries = int.from_bytes(record[32:40], "little")
-    file.seek(0)
     return entries
 
 
