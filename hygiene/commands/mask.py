@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import BinaryIO
 
 import click
 
 from hygiene.errors import EXIT_OK, InputError
 from hygiene.masking.stream import mask_stream
+from hygiene.safefile import is_descriptor_path, kind_of
 
 
 @click.command("mask")
@@ -43,12 +45,26 @@ def _check_readable(path: str) -> None:
         if sys.stdin is None:  # started with file descriptor 0 closed
             raise InputError("standard input is closed: nothing to read for -")
         return
-    if os.path.isdir(path):
-        raise InputError(f"{path}: is a directory")
-    if not os.path.exists(path):
-        raise InputError(f"{path}: no such file")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+    _check_kind(path, st)
     if not os.access(path, os.R_OK):
         raise InputError(f"{path}: permission denied")
+
+
+def _check_kind(path: str, st: os.stat_result) -> None:
+    """Regular files and pipes are masked (as cat copies them); a folder, a device or a socket
+    is an error (a device such as /dev/zero would never end), unless the user's shell handed it
+    over as a descriptor (/dev/stdin, /dev/fd/N)."""
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError(f"{path}: is a directory")
+    if stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode) or is_descriptor_path(path):
+        return
+    raise InputError(f"{path}: {kind_of(st.st_mode)}, not masked")
 
 
 def _mask_one(path: str, out: BinaryIO) -> None:
@@ -66,7 +82,22 @@ def _mask_one(path: str, out: BinaryIO) -> None:
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror or exc}") from None
     with source:
-        mask_stream(source.read, out.write, out.flush)
+        # Checked again on what was opened: the path may have been swapped since.
+        _check_kind(path, os.fstat(source.fileno()))
+        mask_stream(_reading(path, source.read), out.write, out.flush)
+
+
+def _reading(path: str, read: Callable[[int], bytes]) -> Callable[[int], bytes]:
+    """``read``, its failures (/proc/self/mem's EIO, a disk error) one-line InputErrors; the
+    writing side's errors (a closed pipe) stay what they are."""
+
+    def reader(n: int) -> bytes:
+        try:
+            return read(n)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+    return reader
 
 
 def _silence_stdout() -> None:

@@ -18,11 +18,11 @@ from hygiene.api.config import (
     read_deadline,
     service_url,
 )
-from hygiene.errors import HygieneError, InputError, UsageError, one_line
+from hygiene.errors import HygieneError, UsageError, one_line
 from hygiene.inventory import REVOKED as STATE_REVOKED
 from hygiene.inventory import Inventory, Location, default_location, open_inventory
 from hygiene.progress import ShowItems, ShowScan, no_items, no_scan
-from hygiene.revoke.inputs import Leak, check_token_id, load_report, parse_ids
+from hygiene.revoke.inputs import Leak, check_token_id, load_report, parse_ids, read_ids
 from hygiene.revoke.plan import (
     ALREADY_REVOKED,
     FAILED,
@@ -97,12 +97,7 @@ def gather(opts: RevokeOptions, stdin: TextIO) -> tuple[list[Leak], list[str]]:
     if opts.ids_from == STDIN:
         ids += parse_ids(stdin, "<stdin>")
     elif opts.ids_from is not None:
-        try:
-            text = Path(opts.ids_from).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            message = f"cannot read {{ids_from}} {opts.ids_from}: {exc}"
-            raise InputError(message, options=("ids_from",)) from None
-        ids += parse_ids(text.splitlines(), opts.ids_from)
+        ids += read_ids(opts.ids_from)
     return leaks, ids
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from hygiene import inventory
 from hygiene.detection import AIC_PAT
 from hygiene.errors import InputError
+from hygiene.safefile import read_input_text
 
 DETECT_SECRETS_TYPE = "AIC Personal Access Token"
 _SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
@@ -39,10 +40,9 @@ class Leak:
 
 
 def _load_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read report {path}: {exc}") from None
+    # A regular file of bounded size: a report swapped for /dev/zero, a FIFO or a huge file is
+    # an exit-2 error naming it, never a hang or an exhausted memory.
+    text = read_input_text(str(path), "report")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -92,6 +92,16 @@ def load_report(path: Path) -> list[Leak]:
     )
 
 
+def read_ids(path: str) -> list[str]:
+    """The token ids listed in the file at ``path`` (``--ids-from FILE``), read as a bounded
+    regular file (:func:`~hygiene.safefile.read_input`)."""
+    try:
+        text = read_input_text(path, "{ids_from}")
+    except InputError as exc:
+        raise InputError(exc.template, options=("ids_from",)) from None
+    return parse_ids(text.splitlines(), path)
+
+
 def parse_ids(lines: Iterable[str], origin: str) -> list[str]:
     """Token ids, one per line; blank lines and ``#`` comments are skipped."""
     ids = []
@@ -113,4 +123,4 @@ def check_token_id(token_id: str, origin: str = "{token_ids}") -> str:
         raise InputError(exc.template, options=("token_ids",)) from None
 
 
-__all__ = ["Leak", "check_token_id", "load_report", "parse_ids"]
+__all__ = ["Leak", "check_token_id", "load_report", "parse_ids", "read_ids"]

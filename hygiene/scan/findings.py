@@ -80,6 +80,9 @@ class ScanResult:
     files: int = 0
     bytes: int = 0
     seconds: float = 0.0
+    # Parts of inputs a decoder did not scan (the rest of an archive past its member cap or a
+    # bomb, a member nested too deep, an unreadable archive), each also an error line.
+    skipped: int = 0
 
     def record(self, hits: Iterable[Hit], path: str) -> None:
         """Add a detection for each hit found in the file shown as ``path``."""

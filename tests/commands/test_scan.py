@@ -142,7 +142,7 @@ def test_json_shape(tmp_path: Path, guard: SecretGuard) -> None:
             "commit": None,
         }
     ]
-    assert set(doc["stats"]) == {"files", "bytes", "seconds"}
+    assert set(doc["stats"]) == {"files", "bytes", "seconds", "skipped"}
     assert doc["stats"]["files"] == 1
     assert doc["stats"]["bytes"] == len(pat) + 7
 

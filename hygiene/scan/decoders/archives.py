@@ -97,14 +97,78 @@ def tar_members(read: Reader) -> Iterator[Member]:
     """The regular members of the tar stream ``read`` (read once, in order)."""
     import tarfile
 
-    with tarfile.open(fileobj=ReaderFile(read), mode="r|") as archive:  # type: ignore[call-overload]
+    with tarfile.open(  # type: ignore[call-overload]
+        fileobj=ReaderFile(read), mode="r|", tarinfo=_bounded_tarinfo()
+    ) as archive:
         for info in archive:
+            # A streamed tar still keeps every member's header it met: forget them, or a
+            # million empty members hold half a gigabyte.
+            archive.members.clear()
             if not info.isfile():
                 continue
             member = archive.extractfile(info)
             if member is None:
                 continue
             yield info.name, member.read, None
+
+
+# A member's long name or its pax attributes, which tarfile reads whole, in memory, before the
+# member: real ones are a few hundred bytes; a larger one is refused (an error line), not held.
+MAX_TAR_HEADER = 1 << 20
+
+
+@functools.cache
+def _bounded_tarinfo() -> type:
+    import tarfile
+
+    extended = (
+        tarfile.GNUTYPE_LONGNAME,
+        tarfile.GNUTYPE_LONGLINK,
+        tarfile.XHDTYPE,
+        tarfile.XGLTYPE,
+        tarfile.SOLARIS_XHDTYPE,
+    )
+
+    class BoundedTarInfo(tarfile.TarInfo):
+        def _proc_member(self, tarfile_: tarfile.TarFile) -> tarfile.TarInfo:
+            if self.type in extended and self.size > MAX_TAR_HEADER:
+                raise tarfile.HeaderError(f"an extended header of {self.size} bytes")
+            proc: tarfile.TarInfo = super()._proc_member(tarfile_)  # type: ignore[misc]
+            return proc
+
+    return BoundedTarInfo
+
+
+_EOCD = b"PK\x05\x06"
+_EOCD64_LOCATOR = b"PK\x06\x07"
+_EOCD64 = b"PK\x06\x06"
+
+
+def zip_entry_count(file: IO[bytes]) -> int | None:
+    """How many members the zip ``file`` declares in its end record (zip64 too), read before
+    ``zipfile`` loads its whole directory into memory; None when there is no end record. The
+    file is left at its start."""
+    try:
+        return _declared(file)
+    finally:
+        file.seek(0)
+
+
+def _declared(file: IO[bytes]) -> int | None:
+    size = file.seek(0, 2)
+    tail_size = min(size, 22 + 0xFFFF)  # the end record, then a comment of at most 64 KiB
+    file.seek(size - tail_size)
+    tail = file.read(tail_size)
+    at = tail.rfind(_EOCD)
+    if at < 0 or len(tail) - at < 22:
+        return None
+    entries = int.from_bytes(tail[at + 10 : at + 12], "little")
+    if entries == 0xFFFF and at >= 20 and tail[at - 20 : at - 16] == _EOCD64_LOCATOR:
+        file.seek(int.from_bytes(tail[at - 12 : at - 4], "little"))
+        record = file.read(56)
+        if record.startswith(_EOCD64) and len(record) == 56:
+            entries = int.from_bytes(record[32:40], "little")
+    return entries
 
 
 def archive_error(kind: str, exc: BaseException) -> DecodeError:
@@ -122,5 +186,6 @@ __all__ = [
     "open_zip",
     "seekable",
     "tar_members",
+    "zip_entry_count",
     "zip_members",
 ]

@@ -23,6 +23,7 @@ from hygiene.scan.decoders.archives import (
     open_zip,
     seekable,
     tar_members,
+    zip_entry_count,
     zip_members,
 )
 from hygiene.scan.decoders.bounds import Budget, DecodeError, check_ratio
@@ -90,12 +91,23 @@ class _Walk:
     chunk_size: int
     finder: NeedleFinder
     allow_lines: AllowLines = ()
+    members: int = 0  # archive members met so far in this top-level input, at any depth
+
+    def admit(self, count: int = 1) -> None:
+        """Count ``count`` members about to be read; past ``max_members``, a bomb."""
+        self.members += count
+        if self.members > self.limits.max_members:
+            raise DecodeError(
+                f"holds more than {self.limits.max_members} archive members; rest not scanned",
+                bomb=True,
+            )
 
     def error(self, where: Where, exc: DecodeError) -> None:
         if exc.bomb:
             self.budget.exhausted = True  # one line per bomb: the rest of the input is skipped
         if str(exc):  # an empty message repeats a failure already reported
             self.result.errors.append(f"{where.display}: {exc}")
+            self.result.skipped += 1
 
 
 def scan_layers(
@@ -138,6 +150,8 @@ def _layer(
     if walk.budget.exhausted:
         return
     head, read = peek(read)
+    if not head:
+        return  # empty (most members of a padded archive): nothing to scan, nothing to build
     kind = sniff(head)
     try:
         if kind is None:
@@ -227,6 +241,12 @@ def _bounded(walk: _Walk, read: Reader, compressed: int, where: Where) -> Reader
 
 def _zip(walk: _Walk, read: Reader, where: Where, depth: int, file: BinaryIO | None) -> None:
     with seekable(read, file) as spool:
+        declared = zip_entry_count(spool)
+        if declared is not None and walk.members + declared > walk.limits.max_members:
+            # Not handed to zipfile, which would hold the whole directory in memory.
+            walk.error(where, _too_many(declared, walk.limits.max_members))
+            _plain(walk, spool.read, where, None)
+            return
         try:
             archive = open_zip(spool)
         except Exception as exc:
@@ -240,13 +260,26 @@ def _zip(walk: _Walk, read: Reader, where: Where, depth: int, file: BinaryIO | N
             return
         with archive:
             for name, member_read, compressed in zip_members(archive):
+                walk.admit()
                 inner = where.child(name)
                 _layer(walk, _bounded(walk, member_read, compressed or 0, inner), inner, depth + 1)
+                if walk.budget.exhausted:
+                    break  # a bomb inside: the rest of this input is not read
 
 
 def _tar(walk: _Walk, read: Reader, where: Where, depth: int) -> None:
     for name, member_read, _ in tar_members(read):
+        walk.admit()
         _layer(walk, member_read, where.child(name), depth + 1, None, None)
+        if walk.budget.exhausted:
+            break  # a bomb inside: the rest of this input is not read
+
+
+def _too_many(declared: int, cap: int) -> DecodeError:
+    return DecodeError(
+        f"declares {declared} archive members, more than the {cap} one input may hold; "
+        "its bytes scanned as they are"
+    )
 
 
 def scan_buffer(

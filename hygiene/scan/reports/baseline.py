@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from hygiene.atomic import write_atomically
 from hygiene.errors import InputError
 from hygiene.fingerprints import FINGERPRINT_PATTERN
+from hygiene.safefile import read_input_text
 
 BASELINE_VERSION = 1
 _FINGERPRINT = re.compile(FINGERPRINT_PATTERN)
@@ -18,12 +19,12 @@ def load_baseline(path: str) -> frozenset[str]:
     """The fingerprints listed in the baseline at ``path``; anything malformed is an error."""
     import json  # here, as in render_baseline: a scan without a baseline never needs it
 
+    # A regular file of bounded size (a baseline swapped for /dev/zero, a FIFO or a huge file
+    # is an exit-2 error naming it, never a hang).
+    text = read_input_text(path, "baseline")
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except OSError as exc:
-        raise InputError(f"baseline {path}: {exc.strerror or exc}") from None
-    except (ValueError, UnicodeDecodeError):
+        doc = json.loads(text)
+    except ValueError:
         raise InputError(f"baseline {path}: not valid JSON") from None
     if not isinstance(doc, dict) or doc.get("version") != BASELINE_VERSION:
         raise InputError(f'baseline {path}: expected {{"version": 1, "fingerprints": [...]}}')

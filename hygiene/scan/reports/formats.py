@@ -101,6 +101,7 @@ def render_json(findings: Sequence[Finding], result: ScanResult) -> str:
             "files": result.files,
             "bytes": result.bytes,
             "seconds": round(result.seconds, 3),
+            "skipped": result.skipped,
         },
     }
     return _dumps(doc)

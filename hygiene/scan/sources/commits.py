@@ -210,6 +210,7 @@ def _scan_gz(
         read, first_path, found, finder=finder_for(size), size=size, allow_lines=allow_lines
     )
     result.bytes += found.bytes
+    result.skipped += found.skipped
     result.errors += [f"{first_commit[:12]}:{error}" for error in found.errors]
     for commit, path in where:
         for detection in found.detections:

@@ -1,12 +1,21 @@
 """Files as a source: paths on disk (walked), ``git ls-files``, streams read once.
 
 A :class:`FileTarget` names one file to scan: the path shown to the user and the path opened.
-Walking follows the rules users know from ripgrep: ``.git/`` is skipped, symlinked folders are
-not entered (so a symlink loop cannot hang the walk), only regular files are read.
+Walking follows the rules users know from ripgrep and gitleaks: ``.git/`` is skipped, and no
+symlink met inside the tree is followed, to a file or to a folder (so nothing outside the tree
+is read through one, and a symlink loop cannot hang the walk); only regular files are read.
+``--all-files`` reads only what git tracks as a regular file at a path free of symlinks (a
+tracked symlink is skipped, as gitleaks' and trufflehog's file-system scans skip them; the
+index and history scans read what git stores for it, the link text). A path named on the
+command line is followed, but what a symlink on it leads to is read only when it is a regular
+file or a folder: never a device, FIFO or socket, never a file of ``/proc`` or ``/sys``.
+Every file is opened without blocking and checked on its descriptor to be the very file the
+walk saw (:func:`open_file`), so a file swapped for a symlink or a FIFO mid-scan is not read.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import stat
@@ -17,6 +26,8 @@ from typing import BinaryIO
 
 from hygiene.errors import InputError, UsageError
 from hygiene.gitcmd import git_output
+from hygiene.safefile import is_descriptor_path, is_pseudo, kind_of
+from hygiene.scan.matcher.linecount import Recount
 
 
 @dataclass(frozen=True)
@@ -24,13 +35,18 @@ class FileTarget:
     """One file to scan: ``display`` is what reports show, ``fspath`` what is opened.
 
     ``stream``: a pipe, FIFO (``<(cmd)``, ``/dev/fd/N``) or character device, whose bytes
-    can be read once only: opened once, read to its end, never reopened or split."""
+    can be read once only: opened once, read to its end, never reopened or split.
+    ``identity``: the ``(st_dev, st_ino)`` the file had when it was listed; opening checks it
+    (:func:`open_file`). ``nofollow``: the path's last part must not be a symlink when opened
+    (files found by a walk or listed by git)."""
 
     display: str
     fspath: str
     size: int
     stream: bool = False
     fifo: bool = False
+    identity: tuple[int, int] | None = None
+    nofollow: bool = False
 
 
 class Excluder:
@@ -79,22 +95,30 @@ def walk(root: str, excluder: Excluder, errors: list[str]) -> Iterator[FileTarge
             if excluder.excludes(rel):
                 continue
             try:
-                if entry.is_dir(follow_symlinks=False):
+                if entry.is_dir(follow_symlinks=False):  # the folder's listing says: no stat
                     if entry.name != ".git":
                         subdirs.append(rel)
                     continue
-                st = entry.stat(follow_symlinks=True)
+                # Never followed: a symlink to a file outside the tree (or to /proc/self/environ)
+                # would hand its bytes to the scan, one to a file inside is scanned under its
+                # own name anyway.
+                st = entry.stat(follow_symlinks=False)
             except OSError:
-                continue  # a dangling symlink: nothing to read
+                continue  # gone since the folder was listed
             if stat.S_ISREG(st.st_mode):
                 # entry.path is root joined with rel, as _display would build it.
-                yield FileTarget(rel if root == "." else entry.path, entry.path, st.st_size)
+                display = rel if root == "." else entry.path
+                yield FileTarget(
+                    display, entry.path, st.st_size, identity=_identity(st), nofollow=True
+                )
         stack.extend(reversed(subdirs))
 
 
 def collect_paths(paths: Sequence[str], excluder: Excluder, errors: list[str]) -> list[FileTarget]:
     """The files named by ``paths`` (files as given, folders walked); a missing path is a
-    usage error (exit 2) before anything is scanned."""
+    usage error (exit 2) before anything is scanned. A path whose symlink leads to anything
+    but a regular file or a folder outside ``/proc`` and ``/sys`` is not read: one line in
+    ``errors`` says so."""
     targets: list[FileTarget] = []
     for path in paths:
         try:
@@ -103,34 +127,150 @@ def collect_paths(paths: Sequence[str], excluder: Excluder, errors: list[str]) -
             if os.path.islink(path):
                 continue  # a dangling symlink (pre-commit passes those): nothing to read
             raise InputError(f"{path}: {exc.strerror or 'cannot access'}") from None
-        if stat.S_ISDIR(st.st_mode):
+        refused = _refused(path, st)
+        if refused:
+            errors.append(f"{path}: {refused}")
+        elif stat.S_ISDIR(st.st_mode):
             targets.extend(walk(path, excluder, errors))
         elif not excluder.excludes(path):
             # A path named on the command line is read whatever it is: a pipe or FIFO
             # (process substitution), a character device, a regular file.
             fifo = stat.S_ISFIFO(st.st_mode)
             stream = fifo or stat.S_ISCHR(st.st_mode) or stat.S_ISSOCK(st.st_mode)
-            targets.append(FileTarget(path, path, st.st_size, stream, fifo))
+            identity = None if stream or is_pseudo(st) else _identity(st)
+            targets.append(FileTarget(path, path, st.st_size, stream, fifo, identity))
     return targets
 
 
+_PSEUDO_PREFIXES = ("/proc/", "/sys/")
+
+
+def _refused(path: str, st: os.stat_result) -> str | None:
+    """Why the explicit ``path`` (whose target has ``st``) is not read; None: it is read."""
+    plain = stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)
+    if plain and not is_pseudo(st):
+        return None
+    if is_descriptor_path(path):
+        return None  # `<(cmd)`, /dev/stdin: the user's shell opened it
+    if is_pseudo(st) and os.path.abspath(path).startswith(_PSEUDO_PREFIXES):
+        return None  # `hygiene scan /proc/self/environ` means it (/proc/self is a link)
+    if not _through_link(path):
+        return None  # named as it is: `hygiene scan /dev/zero` means it
+    what = "a file of /proc or /sys" if is_pseudo(st) else kind_of(st.st_mode)
+    return f"a symlink to {what}, not followed"
+
+
+def _through_link(path: str) -> bool:
+    """Whether any part of ``path``, as written, is a symlink."""
+    current = os.sep if os.path.isabs(path) else ""
+    for part in path.split(os.sep):
+        if part in ("", "."):
+            continue
+        current = os.path.join(current, part)
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return True
+        except OSError:
+            return True  # vanished under us: treat it as the worst case
+    return False
+
+
+def _identity(st: os.stat_result) -> tuple[int, int]:
+    return (st.st_dev, st.st_ino)
+
+
 def tracked_files(excluder: Excluder) -> list[FileTarget]:
-    """``--all-files``: what ``git ls-files`` lists (files deleted from the work tree skipped)."""
+    """``--all-files``: what ``git ls-files`` lists (files deleted from the work tree skipped).
+
+    Only regular files at paths free of symlinks: a tracked symlink (or a file under a folder
+    that is now a symlink in the work tree) is skipped, never followed out of the repository.
+    """
     out = git_output(
         ["ls-files", "-z", "--cached"], "{all_files} needs a git repository", options=("all_files",)
     )
     targets = []
+    folders: dict[str, bool] = {}
     for raw in out.split(b"\0"):
         path = os.fsdecode(raw)
         if not path or excluder.excludes(path):
             continue
         try:
-            st = os.stat(path)
+            st = os.lstat(path)
         except OSError:
             continue
-        if stat.S_ISREG(st.st_mode):
-            targets.append(FileTarget(path, path, st.st_size))
+        if stat.S_ISREG(st.st_mode) and _link_free(os.path.dirname(path), folders):
+            targets.append(
+                FileTarget(path, path, st.st_size, identity=_identity(st), nofollow=True)
+            )
     return targets
+
+
+def _link_free(folder: str, known: dict[str, bool]) -> bool:
+    """Whether no part of the relative ``folder`` is a symlink (``known``: folders judged)."""
+    if folder in ("", "."):
+        return True
+    if folder not in known:
+        try:
+            link = not stat.S_ISDIR(os.lstat(folder).st_mode)
+        except OSError:
+            link = True
+        known[folder] = not link and _link_free(os.path.dirname(folder), known)
+    return known[folder]
+
+
+def open_file(target: FileTarget) -> BinaryIO:
+    """Open the regular file ``target`` names, never blocking, and check on the descriptor
+    that it is still the file that was listed: a regular file, the same inode (so a file or a
+    folder swapped for a symlink, a FIFO or a device since is not read). OSError otherwise."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if target.nofollow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(target.fspath, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and target.nofollow:
+            raise OSError(exc.errno, _CHANGED) from None
+        raise
+    try:
+        st = os.fstat(fd)
+        same = target.identity is None or _identity(st) == target.identity
+        if not (same and stat.S_ISREG(st.st_mode)):
+            raise OSError(errno.ESTALE, _CHANGED)
+        return os.fdopen(fd, "rb", buffering=0)
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+_CHANGED = "changed since it was listed (now a symlink, a special or another file); not read"
+
+
+def fd_recount(file: BinaryIO, block: int = 1 << 20) -> Recount:
+    """A :data:`~hygiene.scan.matcher.linecount.Recount` reading the open ``file`` again
+    (positioned reads: the file is never reopened by name, and its position is kept)."""
+    fd = file.fileno()
+
+    def pread(n: int, at: int) -> bytes:
+        if hasattr(os, "pread"):
+            return os.pread(fd, n, at)
+        kept = file.tell()  # no pread (Windows): seek there and back
+        try:
+            file.seek(at)
+            return file.read(n)
+        finally:
+            file.seek(kept)
+
+    def recount(start: int, stop: int) -> int:
+        newlines = 0
+        while start < stop:
+            piece = pread(min(block, stop - start), start)
+            if not piece:
+                break
+            newlines += piece.count(b"\n")
+            start += len(piece)
+        return newlines
+
+    return recount
 
 
 # How long opening a FIFO may block before the user is told why the scan waits.

@@ -14,9 +14,9 @@ from hygiene.scan.decoders import finder_for, scan_buffer, scan_layers
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
-from hygiene.scan.matcher.linecount import Recount, file_recount
+from hygiene.scan.matcher.linecount import Recount
 from hygiene.scan.matcher.needles import NeedleFinder
-from hygiene.scan.sources.files import FileTarget, Notice, open_target
+from hygiene.scan.sources.files import FileTarget, Notice, fd_recount, open_file, open_target
 
 
 def scan_stream(
@@ -57,7 +57,7 @@ def _scan_small(
     """Scan a file smaller than a chunk in one round, without the streaming machinery (most
     files of a source tree). False, having scanned nothing, when the bytes read are not the
     size seen (the file changed since, or it is a /proc file, whose size says nothing)."""
-    with open(target.fspath, "rb", buffering=0) as raw:
+    with open_file(target) as raw:
         data = raw.read(chunk_size)
     if len(data) != target.size:
         return False
@@ -82,7 +82,7 @@ def _scan_file(
     allow_lines: AllowLines,
     progress: ScanProgress | None,
 ) -> None:
-    with open(target.fspath, "rb", buffering=0) as raw:
+    with open_file(target) as raw:
         scan_layers(
             raw.read if progress is None else progress.counting(raw.read),
             target.display,
@@ -90,7 +90,7 @@ def _scan_file(
             limits=limits,
             chunk_size=chunk_size,
             finder=finder,
-            recount=file_recount(target.fspath),
+            recount=fd_recount(raw),
             file=raw,
             size=target.size,
             allow_lines=allow_lines,

@@ -21,12 +21,11 @@ from hygiene.scan.decoders.layers import HEAD_SIZE
 from hygiene.scan.findings import Finding, ScanResult, detection_for
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import StreamScanner
-from hygiene.scan.matcher.linecount import file_recount
-from hygiene.scan.sources.files import FileTarget
+from hygiene.scan.sources.files import FileTarget, fd_recount, open_file
 from hygiene.scan.sources.one_file import scan_target
 
-# A file's byte range whose newlines are to be counted: path, start, end.
-_Job = tuple[str, int, int]
+# A file's byte range whose newlines are to be counted: the file, start, end.
+_Job = tuple[FileTarget, int, int]
 Mapper = Callable[[Callable[[_Job], int], list[_Job]], list[int]]
 
 RANGE_SIZE = 32 << 20
@@ -62,11 +61,12 @@ class UnitResult:
     files: int
     bytes: int
     newlines: int | None  # of a range; None: not counted (yet)
+    skipped: int = 0  # parts the decoders skipped (ScanResult.skipped)
 
 
-def _next_line_start(path: str, offset: int) -> int | None:
+def _next_line_start(target: FileTarget, offset: int) -> int | None:
     # Text has a newline within a few bytes: read small blocks, not the whole limit.
-    with open(path, "rb", buffering=0) as f:
+    with open_file(target) as f:
         f.seek(offset)
         for start in range(offset, offset + _ALIGN_LIMIT, _ALIGN_BLOCK):
             block = f.read(_ALIGN_BLOCK)
@@ -84,7 +84,7 @@ def split_file(target: FileTarget, range_size: int = RANGE_SIZE) -> list[Unit]:
     for guess in range(range_size, target.size, range_size):
         if guess <= bounds[-1]:
             continue
-        aligned = _next_line_start(target.fspath, guess)
+        aligned = _next_line_start(target, guess)
         if aligned is not None and bounds[-1] < aligned < target.size:
             bounds.append(aligned)
     bounds.append(target.size)
@@ -95,7 +95,7 @@ def _decoded_whole(target: FileTarget) -> bool:
     """Whether a decoder reads the file as a whole (an archive, compressed, UTF-16): it is then
     not split into ranges."""
     try:
-        with open(target.fspath, "rb", buffering=0) as f:
+        with open_file(target) as f:
             return sniff(f.read(HEAD_SIZE)) is not None
     except OSError:
         return False
@@ -135,9 +135,10 @@ def _range_reader(f: object, remaining: int) -> Callable[[int], bytes]:
 
 
 def count_range(args: _Job) -> int:
-    """Worker entry point: the newlines of bytes ``start:end`` of file ``path``."""
-    path, start, end = args
-    return file_recount(path)(start, end)
+    """Worker entry point: the newlines of bytes ``start:end`` of a file."""
+    target, start, end = args
+    with open_file(target) as f:
+        return fd_recount(f)(start, end)
 
 
 def _scan_range(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitResult:
@@ -151,15 +152,15 @@ def _scan_range(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitRes
         refine=refine,
         allow_lines=allow_lines,
     )
-    whole = file_recount(target.fspath)
-
-    def recount(start: int, stop: int) -> int:
-        return whole(unit.start + start, unit.start + stop)
-
     findings: list[Finding] = []
     errors: list[str] = []
     try:
-        with open(target.fspath, "rb", buffering=0) as f:
+        with open_file(target) as f:
+            whole = fd_recount(f)
+
+            def recount(start: int, stop: int) -> int:
+                return whole(unit.start + start, unit.start + stop)
+
             f.seek(unit.start)
             for hit in scanner.scan(_range_reader(f, unit.end - unit.start), recount):
                 findings.append(detection_for(hit, target.display).finding)
@@ -178,7 +179,7 @@ def _scan_batch(
     for target in unit.targets:
         scan_target(target, result, chunk_size, finder, limits, allow_lines=allow_lines)
     findings = [d.finding for d in result.detections]
-    return UnitResult(unit, findings, result.errors, result.files, result.bytes, 0)
+    return UnitResult(unit, findings, result.errors, result.files, result.bytes, 0, result.skipped)
 
 
 def run_unit(args: tuple[Unit, int, DecodeLimits | None, AllowLines]) -> UnitResult:
@@ -212,7 +213,7 @@ def _count_missing(files: list[list[UnitResult]], mapper: Mapper) -> None:
     for parts in files:
         last = max((i for i, r in enumerate(parts) if r.findings), default=-1)
         missing += [r for r in parts[:last] if r.newlines is None]
-    jobs = [(r.unit.targets[0].fspath, r.unit.start, r.unit.end) for r in missing]
+    jobs = [(r.unit.targets[0], r.unit.start, r.unit.end) for r in missing]
     for r, newlines in zip(missing, mapper(count_range, jobs), strict=True):
         r.newlines = newlines
 
@@ -270,6 +271,7 @@ def scan_parallel(
     for r in done:
         result.files += r.files
         result.bytes += r.bytes
+        result.skipped += r.skipped
         result.errors += [e for e in r.errors if e not in result.errors]
         if not r.unit.is_range:
             result.findings_only += r.findings

@@ -74,5 +74,6 @@ def merge(results: Iterable[ScanResult]) -> ScanResult:
         merged.errors += r.errors
         merged.files += r.files
         merged.bytes += r.bytes
+        merged.skipped += r.skipped
         merged.seconds += r.seconds
     return merged

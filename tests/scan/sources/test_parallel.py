@@ -89,16 +89,16 @@ def test_only_the_uncounted_ranges_before_a_finding_are_counted_again(tmp_path: 
     assert len(units) == 6
     done = [run_unit((u, 4096, None, ())) for u in units]
     assert [r.newlines is None for r in done] == [True, True, True, False, True, True]
-    jobs: list[tuple[str, int, int]] = []
+    jobs: list[tuple[FileTarget, int, int]] = []
 
     def mapper(
-        fn: Callable[[tuple[str, int, int]], int], js: list[tuple[str, int, int]]
+        fn: Callable[[tuple[FileTarget, int, int]], int], js: list[tuple[FileTarget, int, int]]
     ) -> list[int]:
         jobs.extend(js)
         return [fn(j) for j in js]
 
     _count_missing(_ranges_by_file(done), mapper)
-    assert jobs == [(str(path), u.start, u.end) for u in units[:3]]
+    assert jobs == [(target, u.start, u.end) for u in units[:3]]
     assert [r.newlines for r in done[:3]] == [
         path.read_bytes()[u.start : u.end].count(b"\n") for u in units[:3]
     ]
