@@ -12,15 +12,15 @@ never command-line flags: a message template marks each field as ``{field}``, an
 layer (:func:`hygiene.cli.report_errors`, the one place where exceptions become exit codes and
 messages) renders them as the flags users typed (``--since needs --history``).
 
-Messages are one line and never hold a secret: :func:`one_line` masks every message (the
-detection core, and the secrets the process holds, :func:`never_show`) and writes what a
-terminal would act on visibly (:mod:`hygiene.display`) before it is printed.
+Messages are one line and never hold a secret: whoever builds a message from a server's words
+hides the credentials it holds (:func:`hide_values`), and :func:`one_line` masks every message
+with the detection core and writes what a terminal would act on visibly
+(:mod:`hygiene.display`) before it is printed.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -80,37 +80,36 @@ class Interrupted(HygieneError):
         self.exit_code = 128 + signum
 
 
-# Secrets this process holds (the password, session tokens, a leaked token being logged out):
-# a server may echo one back in words no masking rule recognises, so messages drop them by value.
-_NEVER_SHOWN: set[str] = set()
-_NEVER_SHOWN_LOCK = threading.Lock()
 # Shorter values would blank ordinary words of a message; no credential is that short.
 _MIN_HIDDEN = 4
 
 
-def never_show(secret: str | None) -> None:
-    """Remember ``secret`` (a password, a bearer token) so that no message shows it."""
-    if secret and len(secret) >= _MIN_HIDDEN:
-        with _NEVER_SHOWN_LOCK:
-            _NEVER_SHOWN.add(secret)
+def hide_values(text: str, secrets: Iterable[str | None]) -> str:
+    """``text`` with each of ``secrets`` (a password, the session tokens a client holds, a
+    leaked token being logged out) replaced by its masked form: a server may echo one back in
+    words no masking rule recognises. Whoever holds the secrets calls this on the server's
+    words; nothing is remembered here."""
+    from hygiene.detection import ELLIPSIS, masked_form
 
-
-def masked_text(text: str) -> str:
-    """``text`` with every secret masked: the values :func:`never_show` was given, then what
-    the detection core recognises (PATs, ``Authorization`` and ``access_token`` values).
-
-    Not the masking engine's key rules: they would read a message's own words ("create
-    token: HTTP 403") as a key and its value; the client masks the service's words with the
-    engine where it reads them (:func:`hygiene.api.auth.error_message`).
-    """
-    from hygiene.detection import ELLIPSIS, mask_secrets, masked_form
-
-    with _NEVER_SHOWN_LOCK:
-        known = sorted(_NEVER_SHOWN, key=len, reverse=True)  # a longer one may hold a shorter
-    for secret in known:
+    known = sorted({s for s in secrets if s and len(s) >= _MIN_HIDDEN}, key=len, reverse=True)
+    for secret in known:  # longest first: a longer one may hold a shorter
         if secret in text:
             # A short secret (a password) keeps no tail: too much of it would show.
             text = text.replace(secret, masked_form(secret) if len(secret) >= 32 else ELLIPSIS)
+    return text
+
+
+def masked_text(text: str) -> str:
+    """``text`` with every secret the detection core recognises masked (PATs,
+    ``Authorization`` and ``access_token`` values).
+
+    Not the masking engine's key rules: they would read a message's own words ("create
+    token: HTTP 403") as a key and its value; the client masks the service's words with the
+    engine, and the values it holds (:func:`hide_values`), where it reads them
+    (:mod:`hygiene.api.auth`).
+    """
+    from hygiene.detection import mask_secrets
+
     return mask_secrets(text)
 
 
@@ -135,7 +134,7 @@ __all__ = [
     "InputError",
     "Interrupted",
     "UsageError",
+    "hide_values",
     "masked_text",
-    "never_show",
     "one_line",
 ]

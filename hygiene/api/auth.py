@@ -22,6 +22,7 @@ failure during it is reported as that step, not as the request that triggered it
 
 from __future__ import annotations
 
+import collections
 import re
 import threading
 import time
@@ -32,7 +33,7 @@ import httpx
 
 from hygiene.api import logs
 from hygiene.api.transport import DEFAULT_TIMEOUT, GRACE, SENT_AT, STALE
-from hygiene.errors import ApiError, AuthFailed, UsageError, never_show
+from hygiene.errors import ApiError, AuthFailed, UsageError, hide_values
 from hygiene.masking import mask
 
 RENEW_BEFORE = 60.0
@@ -119,8 +120,10 @@ class SessionAuth(httpx.Auth):
         self._base_url = base_url
         self._email = email
         self._password = password
-        never_show(password)  # a server may echo it back in an error message
-        never_show(token)
+        # What this client holds and a server may echo back in an error message: the password,
+        # AIC_TOKEN, every session it was given (hide() drops them from the server's words).
+        self._secrets = tuple(v for v in (password, token) if v)
+        self._sessions: collections.deque[str] = collections.deque(maxlen=16)
         self._clock = clock
         self._lock = threading.RLock()
         self._token = None if token is None else check_bearer(token, "AIC_TOKEN")
@@ -145,6 +148,10 @@ class SessionAuth(httpx.Auth):
         """The auth step in progress on this thread (``login``, ``refresh``...), if any."""
         step: str | None = getattr(self._local, "step", None)
         return step
+
+    def hide(self, text: str) -> str:
+        """``text`` (a server's words) with every credential this client holds masked."""
+        return hide_values(text, (*self._secrets, *self._sessions))
 
     def clear_step(self) -> None:
         """Forget this thread's step (before a new call)."""
@@ -290,9 +297,10 @@ class SessionAuth(httpx.Auth):
         self._local.step = None
         code = error_code(response)
         if code == "AUTH_FAILED" or response.status_code in (400, 401, 403):
-            raise AuthFailed(f"login refused: {code or 'AUTH_FAILED'} (authentication failed)")
+            refused = self.hide(code or "AUTH_FAILED")
+            raise AuthFailed(f"login refused: {refused} (authentication failed)")
         if response.status_code != 200:
-            detail = f"HTTP {response.status_code}" + (f" {code}" if code else "")
+            detail = self.hide(f"HTTP {response.status_code}" + (f" {code}" if code else ""))
             raise ApiError(f"login failed: {detail}", status=response.status_code, code=code)
         token = self._accept(response, "login", sent_at(request, self._clock))
         if token is None:
@@ -314,7 +322,7 @@ class SessionAuth(httpx.Auth):
             return None
         if not _BEARER_OK.fullmatch(token):
             raise ApiError(f"{step} failed: the answer's access_token is not a usable bearer token")
-        never_show(token)
+        self._sessions.append(token)
         self._token = token
         self._expires_at = sent_at + lifetime
         before = RENEW_BEFORE if lifetime > RENEW_BEFORE else lifetime / 2

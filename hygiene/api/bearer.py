@@ -21,7 +21,6 @@ import httpx
 from hygiene.api.deadline import BoundedTransport
 from hygiene.api.endpoints import TIMEOUT, USER_AGENT
 from hygiene.api.transport import RetryPolicy, RetryTransport
-from hygiene.errors import never_show
 
 WORKERS = 8
 
@@ -31,7 +30,6 @@ R = TypeVar("R")
 
 def bearer_headers(token: str, **extra: str) -> dict[str, str]:
     """``Authorization: Bearer <token>`` plus ``extra`` headers."""
-    never_show(token)  # a server echoing it back must not print it
     return {"Authorization": f"Bearer {token}", **extra}
 
 

@@ -179,9 +179,9 @@ class ControlPlaneClient:
             what = type(exc).__name__
         return f"{self.auth.step or step}: {what} talking to {where}"
 
-    @staticmethod
-    def _fail(response: httpx.Response, what: str) -> ApiError | AuthFailed:
+    def _fail(self, response: httpx.Response, what: str) -> ApiError | AuthFailed:
         code, message = error_code(response), error_message(response)
+        code = self.auth.hide(code) if code else None  # shown in results as the service's word
         status = response.status_code
         detail = f"HTTP {status}" + (f" {code}" if code else "")
         if code is None and response.content:
@@ -191,6 +191,7 @@ class ControlPlaneClient:
             detail += " (answer body over the size limit, cut)"
         if message:
             detail += f": {message}"
+        detail = self.auth.hide(detail)
         if status == 401:
             return AuthFailed(f"{what}: the service refused the credentials ({detail})")
         return ApiError(f"{what}: {detail}", status=status, code=code)

@@ -31,7 +31,7 @@ from hygiene.api.bearer import bearer_client, bearer_headers
 from hygiene.api.endpoints import LOGIN, LOGOUT, MEMBERSHIPS
 from hygiene.api.transport import RetryPolicy
 from hygiene.detection import PAT_PREFIX, fingerprint
-from hygiene.errors import HygieneError
+from hygiene.errors import HygieneError, hide_values
 from hygiene.issuers import Issuer, SessionShape, is_basic, issuer_of, known_issuer
 from hygiene.revoke.plan import FAILED, FOREIGN, LOGGED_OUT, NOT_LIVE, Result
 from hygiene.revoke.pool import run_stoppable
@@ -191,7 +191,8 @@ def log_out_one(client: httpx.Client, target: SessionTarget) -> Result:
             return target.result(NOT_LIVE, 401)
         org = _org_of(found) if found.status_code == 200 else None
         if org is None:
-            return target.result(FAILED, found.status_code, error_code(found) or "MEMBERSHIPS")
+            said = hide_values(error_code(found) or "MEMBERSHIPS", [target.token])
+            return target.result(FAILED, found.status_code, said)
         answer = client.post(LOGOUT, headers=bearer_headers(target.token, **{ORG_HEADER: org}))
     except (httpx.HTTPError, HygieneError) as exc:
         return target.result(FAILED, None, type(exc).__name__)
@@ -200,7 +201,8 @@ def log_out_one(client: httpx.Client, target: SessionTarget) -> Result:
     if answer.status_code == 401:
         # Dead by now: expired meanwhile, or an earlier attempt of ours reached the service.
         return target.result(NOT_LIVE, 401)
-    return target.result(FAILED, answer.status_code, error_code(answer))
+    code = error_code(answer)  # the service's word, which may echo the token it was sent
+    return target.result(FAILED, answer.status_code, code and hide_values(code, [target.token]))
 
 
 def log_out_all(
