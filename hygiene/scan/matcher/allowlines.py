@@ -1,63 +1,70 @@
-"""Allowlist patterns for lines (from the settings file), bounded so they cannot slow a scan.
+"""Allowlist patterns from the settings file, compiled so they cannot slow a scan.
 
-A pattern is searched only in lines that hold a finding, and only in the :data:`REACH` bytes
-on each side of the finding: however long the line (a minified bundle), the work per finding
-is bounded. Patterns that nest quantifiers (``(a+)+``), whose backtracking can grow
-exponentially with the text, are refused when the settings are read.
+The settings file belongs to the repository being scanned, so its patterns are hostile input:
+they are compiled with RE2 (``google-re2``), whose matching time is linear in the text for any
+pattern (Python's ``re`` backtracks: ``(a|aa)*#`` on a long run of ``a`` never ends). A pattern
+RE2 cannot compile (backreferences, lookaround) is refused when the settings are read.
+
+A line pattern is searched only in lines that hold a finding, and only in the :data:`REACH`
+bytes on each side of the finding: however long the line (a minified bundle), the work per
+finding is bounded. Line patterns work on bytes (Latin-1 mode: one byte is one character, as in
+a ``bytes`` pattern of ``re``); path patterns on text.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+from typing import AnyStr, Generic, Protocol, TypeVar
+
+import re2  # type: ignore[import-untyped]
 
 REACH = 512
+
+_Text = TypeVar("_Text", str, bytes)
+
+
+class Searcher(Protocol, Generic[_Text]):
+    """A compiled pattern: what the matcher needs of one (RE2's and ``re``'s both fit)."""
+
+    @property
+    def pattern(self) -> _Text: ...
+
+    def search(self, text: _Text, /) -> object | None: ...
+
+
+class PatternError(ValueError):
+    """A pattern RE2 cannot compile; the message says why, in one line."""
+
+
+def compile_pattern(text: AnyStr) -> Searcher[AnyStr]:
+    """``text`` compiled with RE2 (bytes in Latin-1 mode, text as UTF-8)."""
+    options = re2.Options()
+    options.log_errors = False  # RE2 would log the pattern to stderr through absl
+    if isinstance(text, bytes):
+        options.encoding = re2.Options.Encoding.LATIN1
+    try:
+        compiled: Searcher[AnyStr] = re2.compile(text, options)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else "cannot be compiled"
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "backslashreplace")
+        raise PatternError(" ".join(str(reason).split())) from None
+    return compiled
 
 
 def check_pattern(text: str) -> str | None:
     """Why ``text`` cannot be an allowlist pattern, or None when it can."""
     try:
-        re.compile(text)
-    except re.error as exc:
-        return f"not a regular expression ({exc})"
-    if _nested_quantifier(text):
-        return "a quantified group holds a quantifier (its backtracking could stall a scan)"
+        compile_pattern(text)
+    except PatternError as exc:
+        return f"RE2 cannot compile it ({exc}); RE2 has no backreferences or lookaround"
     return None
 
 
-def _nested_quantifier(text: str) -> bool:
-    """Whether a group holding ``*``, ``+`` or ``{`` is itself followed by one of them."""
-    stack: list[bool] = []  # per open group: whether it holds a quantifier
-    i, in_class = 0, False
-    while i < len(text):
-        char = text[i]
-        if char == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            i += 1 if text[i + 1 : i + 2] != "]" else 2  # `[]...]` holds a literal `]`
-            continue
-        elif char == "(":
-            stack.append(False)
-        elif char == ")" and stack:
-            held = stack.pop()
-            if held and text[i + 1 : i + 2] in ("*", "+", "{"):
-                return True
-            if stack:
-                stack[-1] = stack[-1] or held
-        elif char in "*+{" and stack:
-            stack[-1] = True
-        i += 1
-    return False
-
-
-def line_allowed(line: bytes, start: int, end: int, patterns: Sequence[re.Pattern[bytes]]) -> bool:
+def line_allowed(line: bytes, start: int, end: int, patterns: Sequence[Searcher[bytes]]) -> bool:
     """Whether a pattern matches near the finding at ``line[start:end]``."""
     window = line[max(0, start - REACH) : end + REACH]
-    return any(p.search(window) for p in patterns)
+    return any(p.search(window) is not None for p in patterns)
 
 
-__all__ = ["REACH", "check_pattern", "line_allowed"]
+__all__ = ["REACH", "PatternError", "Searcher", "check_pattern", "compile_pattern", "line_allowed"]

@@ -71,7 +71,7 @@ def _messages(stream: IO[bytes]) -> Iterator[tuple[str, bytes]]:
 def scan_messages(
     revisions: list[str],
     result: ScanResult,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
 ) -> None:
     """Findings in the commit messages of ``revisions`` (path ``""``, the commit's id);
@@ -83,7 +83,13 @@ def scan_messages(
         result.bytes += len(message)
         found = 0
         if _holds_needle(message):
-            for hit in scan_bytes(message, allow_lines=allow_lines):
+            hits = scan_bytes(
+                message,
+                allow_lines=allow_lines.patterns,
+                markers=allow_lines.markers,
+                suppressed=result.suppressed,
+            )
+            for hit in hits:
                 result.detections.append(detection_for(hit, "", commit=commit))
                 found += 1
         progress.add(commits=1, nbytes=len(message), findings=found)
@@ -97,7 +103,7 @@ class MessageScan:
     def __init__(
         self,
         revisions: list[str],
-        allow_lines: AllowLines = (),
+        allow_lines: AllowLines = AllowLines(),
         progress: ScanProgress | None = None,
     ) -> None:
         self.result = ScanResult()
@@ -121,6 +127,7 @@ class MessageScan:
             raise self.error
         into.detections += self.result.detections
         into.bytes += self.result.bytes
+        into.suppressed.update(self.result.suppressed)
 
 
 @dataclass
@@ -163,7 +170,7 @@ def scan_gz_blobs(
     listing: subprocess.Popen[bytes],
     excluder: Excluder,
     result: ScanResult,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
 ) -> None:
     """Findings in the ``.gz`` blobs ``listing`` (see :func:`list_gz_blobs`) names;
@@ -221,6 +228,7 @@ def _scan_gz(
         read, first_path, found, finder=finder_for(size), size=size, allow_lines=allow_lines
     )
     result.bytes += found.bytes
+    result.suppressed.update(found.suppressed)
     result.errors += [f"{first_commit[:12]}:{error}" for error in found.errors]
     for commit, path in where:
         for detection in found.detections:

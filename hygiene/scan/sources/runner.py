@@ -35,7 +35,7 @@ def scan_targets(
     parallel_threshold: int = PARALLEL_THRESHOLD,
     limits: DecodeLimits | None = None,
     on_wait: Notice | None = None,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
 ) -> ScanResult:
     """Scan files. With ``keep_secrets`` false and enough bytes, in worker processes (whose
@@ -75,4 +75,5 @@ def merge(results: Iterable[ScanResult]) -> ScanResult:
         merged.files += r.files
         merged.bytes += r.bytes
         merged.seconds += r.seconds
+        merged.suppressed.update(r.suppressed)
     return merged
