@@ -7,8 +7,8 @@ The file belongs to the repository being scanned, so it is read as hostile input
 * a repository owned by another user is not trusted (as git's ``safe.directory``): where the
   root folder, its ``.git`` or the settings file belongs to another uid than the caller's,
   :func:`discover` says so and no settings are used from it;
-* its patterns are compiled with RE2 (linear time, see
-  :mod:`hygiene.scan.matcher.allowlines`);
+* its patterns and globs are compiled with RE2 (linear time, see
+  :mod:`hygiene.scan.matcher.allowlines`), and their number and length are bounded;
 * nothing it hides is hidden silently: :func:`sift` counts what each key suppressed, and every
   report says it. Its ``exclude`` globs do not stop a folder from being read: the command layer
   scans those paths too and counts their findings as suppressed (``--exclude`` on the command
@@ -48,14 +48,15 @@ from hygiene.detection import TYPE_IDS, find_secrets
 from hygiene.errors import UsageError
 from hygiene.scan.findings import Finding
 from hygiene.scan.limits import DecodeLimits
-from hygiene.scan.matcher.allowlines import PatternError, Searcher, compile_pattern
-from hygiene.scan.sources.files import Excluder
+from hygiene.scan.matcher.allowlines import GlobSet, PatternError, Searcher, compile_pattern
 
 DEDICATED = ".hygiene.toml"
 PYPROJECT = "pyproject.toml"
 _FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
 _KEYS = frozenset({"exclude", "types", "allow-paths", "allow-lines", "allow", "decoders"})
 _DECODER_KEYS = ("max_depth", "max_bytes", "max_ratio")
+MAX_ENTRIES = 1000
+MAX_ENTRY_LENGTH = 4096
 
 
 @dataclass(frozen=True)
@@ -140,7 +141,7 @@ def _relative(path: str, roots: Sequence[str]) -> str:
     return path
 
 
-def excluded(excluder: Excluder, finding: Finding, roots: Sequence[str] = ()) -> bool:
+def excluded(excluder: GlobSet, finding: Finding, roots: Sequence[str] = ()) -> bool:
     """Whether the walk would have skipped ``finding``'s file: the file (an archive's, for a
     member) or a folder above it is excluded."""
     path = finding.path
@@ -152,10 +153,17 @@ def excluded(excluder: Excluder, finding: Finding, roots: Sequence[str] = ()) ->
     return any(excluder.excludes("/".join(parts[:n])) for n in range(1, len(parts) + 1))
 
 
-def hidden_by(settings: Settings, finding: Finding, roots: Sequence[str] = ()) -> str | None:
+def hidden_by(
+    settings: Settings,
+    finding: Finding,
+    roots: Sequence[str] = (),
+    excluder: GlobSet | None = None,
+) -> str | None:
     """Which key of ``settings`` hides ``finding`` (None: reported): ``exclude``, ``types``,
-    ``allow`` (its fingerprint) or ``allow-paths``; the first that applies, in that order."""
-    if settings.excludes and excluded(Excluder(settings.excludes), finding, roots):
+    ``allow`` (its fingerprint) or ``allow-paths``; the first that applies, in that order.
+    ``excluder``: the settings' globs, built once by a caller asking for many findings."""
+    excluder = excluder or GlobSet(settings.excludes)
+    if excluder.globs and excluded(excluder, finding, roots):
         return EXCLUDE
     if settings.types is not None and finding.type not in settings.types:
         return TYPES
@@ -178,8 +186,9 @@ def sift(
     scan walked, see :func:`excluded`)."""
     kept: list[Finding] = []
     hidden: Counter[str] = Counter()
+    excluder = GlobSet(settings.excludes)
     for finding in findings:
-        key = hidden_by(settings, finding, roots)
+        key = hidden_by(settings, finding, roots, excluder)
         if key is None:
             kept.append(finding)
         else:
@@ -212,6 +221,12 @@ class _Reader:
         value = self.table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self.fail(key, "must be a list of strings")
+        # Bounded: each glob and pattern is tried on every finding (and fnmatch's cache of
+        # compiled globs would thrash on more), so a hostile file could stall the scan.
+        if len(value) > MAX_ENTRIES:
+            raise self.fail(key, f"more than {MAX_ENTRIES} entries")
+        if any(len(v) > MAX_ENTRY_LENGTH for v in value):
+            raise self.fail(key, f"an entry is longer than {MAX_ENTRY_LENGTH} characters")
         return tuple(value)
 
     def patterns(self, key: str) -> list[Searcher[str]]:
@@ -334,6 +349,8 @@ __all__ = [
     "ALLOW_PATHS",
     "DEDICATED",
     "EXCLUDE",
+    "MAX_ENTRIES",
+    "MAX_ENTRY_LENGTH",
     "PYPROJECT",
     "TYPES",
     "Discovery",

@@ -8,12 +8,16 @@ over 512 bytes of ``a`` explores about 10**107 paths.
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from hygiene.scan.matcher.allowlines import REACH
+from hygiene.scan.matcher.allowlines import REACH, GlobSet, compile_pattern, glob_pattern
+from hygiene.scan.settings import MAX_ENTRIES, MAX_ENTRY_LENGTH
 from tests.helpers import SecretGuard, run_hygiene
 
 # Patterns whose backtracking explodes on a run of one character (Python's re never ends).
@@ -67,7 +71,13 @@ def test_a_pattern_that_matches_still_hides_and_is_counted(
 
 
 @pytest.mark.parametrize(
-    "glob", ["*a*a*a*a*a*a*a*a*a*a*a*a*b", "*" + "a*" * 40 + "b", "[!/]" * 60 + "*"]
+    "glob",
+    [
+        "*a*a*a*a*a*a*a*a*a*a*a*a*b",
+        "*" + "a*" * 40 + "b",
+        "*a" * 120 + "b",  # fnmatch on Python 3.10: about 10 ms a name
+        "[!/]" * 60 + "*",
+    ],
 )
 def test_hostile_exclude_globs_finish_on_long_names(
     tmp_path: Path, guard: SecretGuard, glob: str
@@ -117,3 +127,50 @@ def test_a_refused_pattern_holding_a_token_is_shown_masked(
     assert proc.returncode == 2
     assert "RE2 cannot compile it" in proc.stderr.decode()
     assert "pat_AIC_…" in proc.stderr.decode()  # the masked form; the guard checks the rest
+
+
+@pytest.mark.parametrize("key", ["exclude", "allow-paths", "allow-lines"])
+def test_too_many_or_too_long_entries_are_refused_in_one_line(
+    tmp_path: Path, guard: SecretGuard, key: str
+) -> None:
+    (tmp_path / "app.py").write_text(f"k = '{guard.pat()}'\n")
+    many = ", ".join(f"'x{n}'" for n in range(MAX_ENTRIES + 1))
+    long = "'" + "a" * (MAX_ENTRY_LENGTH + 1) + "'"
+    for entries, says in ((many, "more than"), (long, "longer than")):
+        (tmp_path / ".hygiene.toml").write_text(f"{key} = [{entries}]\n")
+        proc = run_hygiene(guard, "scan", cwd=tmp_path)
+        assert (proc.returncode, proc.stdout) == (2, b"")
+        lines = proc.stderr.decode().splitlines()
+        assert len(lines) == 1, lines
+        assert f".hygiene.toml: {key}: " in lines[0]
+        assert says in lines[0]
+
+
+def test_the_most_globs_allowed_against_many_findings_finish(
+    tmp_path: Path, guard: SecretGuard
+) -> None:
+    deep = tmp_path / ("b" * 120) / ("b" * 120)
+    deep.mkdir(parents=True)
+    (deep / "many.txt").write_text("".join(f"k = '{guard.pat()}'\n" for _ in range(300)))
+    globs = ", ".join(f"'*a*a*a*a*{n}*b'" for n in range(MAX_ENTRIES))
+    (tmp_path / ".hygiene.toml").write_text(f"exclude = [{globs}]\n")
+    proc = run_hygiene(guard, "scan", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert len(json.loads(proc.stdout)["findings"]) == 300
+
+
+@given(
+    st.text(alphabet="ab*?[]!-/.^\\$(){}|+", max_size=10),
+    st.text(alphabet="ab/.-![]^\\$", max_size=10),
+)
+def test_a_glob_matches_in_re2_exactly_as_in_fnmatch(glob: str, name: str) -> None:
+    compiled = compile_pattern(glob_pattern(glob))
+    assert (compiled.search(name) is not None) == fnmatch.fnmatchcase(name, glob)
+
+
+def test_settings_globs_exclude_as_the_walk_does() -> None:
+    globs = GlobSet(["vendor/", "./build", "*.min.js", "/docs"])
+    for path in ("vendor", "vendor/x.js", "build/out", "a/b/app.min.js", "docs"):
+        assert globs.excludes(path), path
+    assert not globs.excludes("src/app.js")
+    assert GlobSet(["", "/"]).globs == ()
