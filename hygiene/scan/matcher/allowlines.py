@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import AnyStr, Generic, Protocol, TypeVar
-
-import re2  # type: ignore[import-untyped]
+from typing import Any, AnyStr, Generic, Protocol, TypeVar
 
 REACH = 512
 
@@ -41,8 +39,16 @@ class PatternError(ValueError):
     """A pattern RE2 cannot compile; the message says why, in one line."""
 
 
+def _re2() -> Any:
+    # Imported when a settings file is read: a scan without one never loads it.
+    import re2  # type: ignore[import-untyped]
+
+    return re2
+
+
 def compile_pattern(text: AnyStr) -> Searcher[AnyStr]:
     """``text`` compiled with RE2 (bytes in Latin-1 mode, text as UTF-8)."""
+    re2 = _re2()
     options = re2.Options()
     options.log_errors = False  # RE2 would log the pattern to stderr through absl
     if isinstance(text, bytes):
@@ -123,13 +129,16 @@ class GlobSet:
     time per glob (RE2), each path asked once."""
 
     def __init__(self, globs: Sequence[str]) -> None:
-        options = re2.Options()
-        options.log_errors = False
-        options.dot_nl = True
         cleaned = [g.rstrip("/").removeprefix("./").removeprefix("/") for g in globs]
         self.globs = tuple(g for g in cleaned if g)
-        self._compiled = [re2.compile(glob_pattern(g), options) for g in self.globs]
+        self._compiled: list[Searcher[str]] = []
         self._seen: dict[str, bool] = {}
+        if self.globs:
+            re2 = _re2()
+            options = re2.Options()
+            options.log_errors = False
+            options.dot_nl = True
+            self._compiled = [re2.compile(glob_pattern(g), options) for g in self.globs]
 
     def excludes(self, rel: str) -> bool:
         rel = rel.replace(os.sep, "/").removeprefix("./")
