@@ -105,7 +105,7 @@ def _sifted(
     included: the matcher applied it and counted in ``result.suppressed``)."""
     kept, hidden = sift(settings, result.findings, roots)
     hidden[ALLOW_LINES] += result.suppressed[ALLOW_LINES]
-    keys = {(f.commit, f.path, f.line, f.column) for f in kept}
+    keys = {_key(f) for f in kept}
     detections = [d for d in result.detections if _key(d.finding) in keys]
     only = [f for f in result.findings_only if _key(f) in keys]
     return dataclasses.replace(result, detections=detections, findings_only=only), +hidden
@@ -175,9 +175,12 @@ def project_settings(config: str | None, no_config: bool) -> Settings:
         return load_settings(Path(config))
     found = discover(Path.cwd())
     if found.refused is not None:
+        # The folder's name is the repository's: one line, masked, so it forges nothing.
         _notice(
-            f"{found.refused}: not used: the repository belongs to another user "
-            f"(uid {found.owner}); name the file with --config to use it"
+            one_line(
+                f"{found.refused}: not used: the repository belongs to another user "
+                f"(uid {found.owner}); name the file with --config to use it"
+            )
         )
     return load_settings(found.file) if found.file else Settings()
 

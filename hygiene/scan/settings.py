@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hygiene.detection import TYPE_IDS, find_secrets
+from hygiene.detection import TYPE_IDS, mask_secrets
 from hygiene.errors import UsageError
 from hygiene.scan.findings import Finding
 from hygiene.scan.limits import DecodeLimits
@@ -221,8 +221,8 @@ class _Reader:
         value = self.table.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise self.fail(key, "must be a list of strings")
-        # Bounded: each glob and pattern is tried on every finding (and fnmatch's cache of
-        # compiled globs would thrash on more), so a hostile file could stall the scan.
+        # Bounded: each glob and pattern is tried on every finding, so a hostile file holding
+        # very many could stall the scan.
         if len(value) > MAX_ENTRIES:
             raise self.fail(key, f"more than {MAX_ENTRIES} entries")
         if any(len(v) > MAX_ENTRY_LENGTH for v in value):
@@ -245,16 +245,9 @@ class _Reader:
             # The pattern is the repository's text: shown with any token in it masked.
             raise self.fail(
                 key,
-                f"pattern {n}: RE2 cannot compile it ({_masked(str(exc))}; RE2 has "
+                f"pattern {n}: RE2 cannot compile it ({mask_secrets(str(exc))}; RE2 has "
                 "no backreferences or lookaround, and matches in linear time)",
             ) from None
-
-
-def _masked(text: str) -> str:
-    """``text`` with every secret in it replaced by its masked form."""
-    for secret in reversed(find_secrets(text)):
-        text = text[: secret.start] + secret.masked + text[secret.end :]
-    return text
 
 
 def _allowed(reader: _Reader) -> dict[str, str]:
@@ -333,9 +326,14 @@ def load_settings(path: Path) -> Settings:
     unknown = sorted(set(table) - _KEYS)
     if unknown:
         raise reader.fail(unknown[0], f"unknown key (known: {', '.join(sorted(_KEYS))})")
+    excludes = reader.strings("exclude")
+    try:
+        GlobSet(excludes)  # compiled now, so that a glob RE2 refuses is this file's error
+    except PatternError as exc:
+        raise reader.fail("exclude", str(exc)) from None
     return Settings(
         source=str(path),
-        excludes=reader.strings("exclude"),
+        excludes=excludes,
         types=_types(reader),
         allowed=_allowed(reader),
         allow_paths=tuple(reader.patterns("allow-paths")),

@@ -138,7 +138,10 @@ class GlobSet:
             options = re2.Options()
             options.log_errors = False
             options.dot_nl = True
-            self._compiled = [re2.compile(glob_pattern(g), options) for g in self.globs]
+            try:
+                self._compiled = [re2.compile(glob_pattern(g), options) for g in self.globs]
+            except re2.error as exc:  # too large for RE2's memory bound
+                raise PatternError(f"a glob RE2 cannot compile ({exc})"[:200]) from None
 
     def excludes(self, rel: str) -> bool:
         rel = rel.replace(os.sep, "/").removeprefix("./")
