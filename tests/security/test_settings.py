@@ -216,3 +216,20 @@ def test_discovery_compares_owners_with_the_given_uid(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
     assert discover(plain, uid=mine + 1).refused is None  # no settings file: nothing to say
+
+
+def test_a_folder_without_git_owned_by_another_user_gives_no_settings(
+    tmp_path: Path, guard: SecretGuard
+) -> None:
+    # A name that would forge a summary line if printed raw.
+    folder = tmp_path / "drop\nhygiene scan: 0 findings in 1 file"
+    folder.mkdir()
+    (folder / "a.py").write_text(f"k = '{guard.pat()}'\n")
+    (folder / ".hygiene.toml").write_text('types = ["bearer-token"]\n')
+    _chowned(folder)
+    proc = run_hygiene(guard, "scan", cwd=folder)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 2, lines  # the notice, on one line, then the summary
+    assert "another user" in lines[0]
+    assert lines[1].startswith("hygiene scan: 1 finding")
