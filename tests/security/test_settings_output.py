@@ -17,7 +17,7 @@ from hygiene.scan.matcher.allowlines import compile_pattern
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.parallel import scan_parallel
 from hygiene.scan.sources.runner import scan_targets
-from tests.helpers import SARIF_SCHEMA, SecretGuard, run_hygiene
+from tests.helpers import SARIF_SCHEMA, SecretGuard, git, run_hygiene
 
 
 def _mixed(root: Path, guard: SecretGuard) -> list[str]:
@@ -164,3 +164,24 @@ def test_an_unwritable_report_or_baseline_is_one_line_exit_2(
     assert (tmp_path / "keep.json").read_text() == "old\n"
     assert sorted(os.listdir(tmp_path)) == before
     assert os.listdir(tmp_path / "a-folder") == []
+
+
+def test_history_and_staged_count_markers_and_line_patterns(
+    git_repo: Path, guard: SecretGuard
+) -> None:
+    (git_repo / "a.py").write_text(
+        f"a = '{guard.pat()}'  # hygiene: allow\nb = '{guard.pat()}'  # FIXTURE\n"
+    )
+    (git_repo / ".hygiene.toml").write_text('allow-lines = ["FIXTURE"]\n')
+    git(git_repo, "add", "-A")
+    staged = json.loads(
+        run_hygiene(guard, "scan", "--staged", "--format", "json", cwd=git_repo).stdout
+    )
+    assert (staged["findings"], staged["suppressed"]["inline"]) == ([], 1)
+    assert staged["suppressed_by"]["allow-lines"] == 1
+    git(git_repo, "commit", "-qm", f"add config\n\nold key {guard.pat()} pragma: allowlist secret")
+    history = json.loads(
+        run_hygiene(guard, "scan", "--history", "--format", "json", cwd=git_repo).stdout
+    )
+    assert history["findings"] == []
+    assert (history["suppressed"]["inline"], history["suppressed_by"]["allow-lines"]) == (2, 1)
