@@ -54,6 +54,11 @@ def write_together(files: Sequence[tuple[str, str]], *, mode: int | None = None)
         blobs = [(path, text.encode("utf-8")) for path, text in files]
     except UnicodeEncodeError as exc:
         raise InputError(f"cannot encode the output as UTF-8: {exc.reason}") from None
+    for path, _ in blobs:
+        # A folder in the way fails only at its rename, after the renames before it: refused
+        # first, so that no file changes.
+        if os.path.isdir(path):
+            raise InputError(f"cannot write {_shown(path)}: Is a directory")
     temps: list[tuple[str, str]] = []
     try:
         for path, data in blobs:

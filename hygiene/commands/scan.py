@@ -1,11 +1,16 @@
 """``hygiene scan``: parse options, run the scan, write the report, return the exit status.
 
-Exit status: 1 when anything is reported (even if some files could not be read, or the
-report or baseline could not be written: a finding must never be hidden behind an error
-status; the error is printed on its own line), otherwise 2 when a file could not be read, an
-output could not be written or a usage/git error stopped the scan, otherwise 0. Writing a
-baseline accepts what it records: the status is then 0 unless something failed (a baseline
-that could not be written accepts nothing: findings then exit 1).
+Exit status: 2 when the report or the baseline could not be written (an I/O error, with
+findings or without: the error is one line, and neither file changed); otherwise 1 when
+anything is reported (even if some files could not be read: a finding must never be hidden
+behind an error status; the error is printed on its own line), otherwise 2 when a file could
+not be read or a usage/git error stopped the scan, otherwise 0. Writing a baseline accepts
+what it records: the status is then 0 unless something failed.
+
+The settings file is the scanned repository's, so nothing it hides is hidden silently: the
+summary line (and the json and SARIF reports) count what settings, the baseline and inline
+markers suppressed. Paths its ``exclude`` names are scanned to be counted (never reported);
+a repository owned by another user gives no settings (said once on stderr).
 
 ``--output`` and ``--write-baseline`` are written together: both temporary files first, then
 both renames, so either both files are new or neither changed, and no temporary file stays.
@@ -21,6 +26,7 @@ import os
 import signal
 import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,16 +48,12 @@ from hygiene.errors import (
 )
 from hygiene.scan.findings import Finding, ScanResult
 from hygiene.scan.limits import DecodeLimits
+from hygiene.scan.matcher.engine import ALLOW_LINES, INLINE
 from hygiene.scan.reports.baseline import load_baseline, render_baseline
 from hygiene.scan.reports.formats import FORMATS, render
+from hygiene.scan.reports.suppressed import Suppressed
 from hygiene.scan.request import STDIN, ScanRequest, run_scan
-from hygiene.scan.settings import (
-    Settings,
-    keeps,
-    load_settings,
-    repository_root,
-    settings_file,
-)
+from hygiene.scan.settings import Settings, discover, load_settings, sift
 
 
 @dataclass(frozen=True)
@@ -66,9 +68,9 @@ class ReportOptions:
     only_live: bool = False
 
 
-def _summary(reported: int, suppressed: int, result: ScanResult) -> str:
+def _summary(reported: int, suppressed: Suppressed, result: ScanResult) -> str:
     noun = "finding" if reported == 1 else "findings"
-    extra = f" ({suppressed} in baseline)" if suppressed else ""
+    extra = f" ({suppressed.phrase()})" if suppressed.total else ""
     files = "file" if result.files == 1 else "files"
     return (
         f"hygiene scan: {reported} {noun}{extra} in {result.files} {files}, "
@@ -145,6 +147,23 @@ def _unwound_by_sigterm() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+def _sifted(
+    result: ScanResult, settings: Settings, roots: tuple[str, ...]
+) -> tuple[ScanResult, Counter[str]]:
+    """``result`` without what ``settings`` hide, and how many each key hid (allow-lines
+    included: the matcher applied it and counted in ``result.suppressed``)."""
+    kept, hidden = sift(settings, result.findings, roots)
+    hidden[ALLOW_LINES] += result.suppressed[ALLOW_LINES]
+    keys = {_key(f) for f in kept}
+    detections = [d for d in result.detections if _key(d.finding) in keys]
+    only = [f for f in result.findings_only if _key(f) in keys]
+    return dataclasses.replace(result, detections=detections, findings_only=only), +hidden
+
+
+def _key(f: Finding) -> tuple[str | None, str, int, int]:
+    return (f.commit, f.path, f.line, f.column)
+
+
 def _scan(request: ScanRequest, keep: bool) -> ScanResult:
     if STDIN in request.paths and sys.stdin is None:
         raise InputError("standard input is closed: nothing to read for PATH -")
@@ -158,19 +177,21 @@ def execute(
     env: Mapping[str, str] | None = None,
     settings: Settings | None = None,
 ) -> int:
-    """Run ``request`` and report per ``options`` and the project's ``settings`` (types,
-    allowed fingerprints, allowlisted paths); return the exit status."""
+    """Run ``request`` and report per ``options`` and the project's ``settings`` (excluded
+    paths, types, allowed fingerprints, allowlisted paths and lines); return the exit status.
+    The settings' excludes are not the request's: their paths are scanned, to be counted."""
     settings = settings or Settings()
     if options.only_live and not options.verify:
         raise UsageError("--only-live needs --verify")
     known = load_baseline(options.baseline) if options.baseline else frozenset()
-    result = _scan(request, options.verify)
-    found = [f for f in result.findings if keeps(settings, f)]
-    if options.verify:
-        verified = _verified(result, options, os.environ if env is None else env)
-        found = [f for f in verified if keeps(settings, f)]
+    result, hidden = _sifted(_scan(request, options.verify), settings, request.paths)
+    found = result.findings
+    if options.verify:  # only what the settings keep is sent to be verified
+        found = _verified(result, options, os.environ if env is None else env)
     reported = [f for f in found if f.fingerprint not in known]
-    report = render(options.fmt, reported, result)
+    inline = result.suppressed[INLINE]
+    suppressed = Suppressed(dict(hidden), len(found) - len(reported), inline)
+    report = render(options.fmt, reported, result, suppressed)
     failed = _write(options, report, found)
     if not options.output:
         sys.stdout.write(report)
@@ -180,10 +201,12 @@ def execute(
     if options.write_baseline and not failed:
         count = len({f.fingerprint for f in found})
         _notice(f"baseline written: {count} fingerprint(s) in {options.write_baseline}")
-    print(_summary(len(reported), len(found) - len(reported), result), file=sys.stderr)
-    if reported and (failed or not options.write_baseline):
+    print(_summary(len(reported), suppressed, result), file=sys.stderr)
+    if failed:
+        return EXIT_ERROR
+    if reported and not options.write_baseline:
         return EXIT_FINDINGS
-    return EXIT_ERROR if result.errors or failed else EXIT_OK
+    return EXIT_ERROR if result.errors else EXIT_OK
 
 
 def _notice(note: str) -> None:
@@ -191,13 +214,24 @@ def _notice(note: str) -> None:
 
 
 def project_settings(config: str | None, no_config: bool) -> Settings:
-    """``--config FILE``, else the repository root's settings file; none with ``--no-config``."""
+    """``--config FILE``, else the repository root's settings file if the caller owns the
+    repository; none with ``--no-config``."""
     if config and no_config:
         raise UsageError("--config and --no-config cannot be combined")
     if no_config:
         return Settings()
-    path = Path(config) if config else settings_file(repository_root(Path.cwd()))
-    return load_settings(path) if path else Settings()
+    if config:
+        return load_settings(Path(config))
+    found = discover(Path.cwd())
+    if found.refused is not None:
+        # The folder's name is the repository's: one line, masked, so it forges nothing.
+        _notice(
+            one_line(
+                f"{found.refused}: not used: the repository belongs to another user "
+                f"(uid {found.owner}); name the file with --config to use it"
+            )
+        )
+    return load_settings(found.file) if found.file else Settings()
 
 
 class ScanCommand(click.Command):
@@ -286,7 +320,8 @@ def command(
         all_files,
         history,
         since,
-        excludes=settings.excludes + exclude,  # --exclude adds to the file's globs
+        # Only the caller's globs skip paths: the file's are applied after the scan, counted.
+        excludes=exclude,
         limits=settings.limits or DecodeLimits(),
         allow_lines=settings.allow_lines,
         on_wait=_notice,

@@ -21,10 +21,11 @@ from typing import Any
 from hygiene import inventory
 from hygiene.detection import AIC_PAT
 from hygiene.errors import InputError
+from hygiene.fingerprints import FINGERPRINT_PATTERN
 from hygiene.safefile import read_input_text
 
 DETECT_SECRETS_TYPE = "AIC Personal Access Token"
-_SHA256 = re.compile(r"sha256:[0-9a-f]{64}")
+_FINGERPRINT = re.compile(FINGERPRINT_PATTERN)
 _SHA1 = re.compile(r"[0-9a-f]{40}")
 
 
@@ -53,8 +54,8 @@ def _scan_findings(path: Path, findings: list[Any]) -> list[Leak]:
     out = []
     for item in findings:
         fp = item.get("fingerprint") if isinstance(item, dict) else None
-        if not isinstance(fp, str) or not _SHA256.fullmatch(fp):
-            raise InputError(f"{path}: a finding without a valid sha256 fingerprint")
+        if not isinstance(fp, str) or not _FINGERPRINT.fullmatch(fp):
+            raise InputError(f"{path}: a finding without a valid sha256: or scrypt: fingerprint")
         where = f"{item.get('path', '')}:{item.get('line', '')}".strip(":")
         out.append(Leak(fp, str(item.get("type", AIC_PAT)), where, str(item.get("masked", ""))))
     return out

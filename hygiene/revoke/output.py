@@ -42,7 +42,7 @@ def _masked(doc: dict[str, object]) -> dict[str, object]:
 
 
 def _line(result: Result) -> str:
-    fp = (result.fingerprint or "-")[:19]  # "sha256:" + 12 hex digits
+    fp = (result.fingerprint or "-")[:19]  # "sha256:" (or "scrypt:") + 12 hex digits
     parts = [f"{result.status:<13}", one_line(result.token_id or "-"), fp]
     if result.http_status is not None:
         parts.append(f"HTTP {result.http_status}")

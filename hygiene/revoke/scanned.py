@@ -47,7 +47,9 @@ def scan_paths(
     if not paths:
         return Scanned()
     source = _binary(stdin) if STDIN in paths else None
-    request = ScanRequest(paths=tuple(paths), keep_secrets=True, progress=progress)
+    # Markers off: what is scanned to be revoked is often a log, where whoever wrote a line
+    # (a User-Agent, a query string) could have added `hygiene: allow` to hide a token.
+    request = ScanRequest(paths=tuple(paths), keep_secrets=True, markers=False, progress=progress)
     result = run_scan(request, stdin=source)
     found = Scanned(errors=list(result.errors))
     sessions = []

@@ -3,6 +3,7 @@ process, a :class:`Detection` pairing a finding with its :class:`~hygiene.detect
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -83,6 +84,9 @@ class ScanResult:
     # Parts of inputs a decoder did not scan (the rest of an archive past its member cap or a
     # bomb, a member nested too deep, an unreadable archive), each also an error line.
     skipped: int = 0
+    # Findings the scanned lines hid, by what hid them (inline markers, settings' allow-lines):
+    # reports say how many, so no content can silence a scan without a trace.
+    suppressed: Counter[str] = field(default_factory=Counter)
 
     def record(self, hits: Iterable[Hit], path: str) -> None:
         """Add a detection for each hit found in the file shown as ``path``."""

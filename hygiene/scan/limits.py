@@ -3,11 +3,21 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-# The settings' line allowlist (see hygiene.scan.matcher.allowlines).
-AllowLines = tuple[re.Pattern[bytes], ...]
+from hygiene.scan.matcher.allowlines import Searcher
+
+
+@dataclass(frozen=True)
+class AllowLines:
+    """Which lines hide the findings on them: the settings' ``allow-lines`` patterns (see
+    :mod:`hygiene.scan.matcher.allowlines`), and whether the inline markers
+    (``hygiene: allow``, ``pragma: allowlist secret``) count. Markers are for tracked source,
+    where a reviewer sees them; in a log, whoever writes a line (a User-Agent, a query string)
+    could write one, so a caller reading logs turns them off."""
+
+    patterns: tuple[Searcher[bytes], ...] = ()
+    markers: bool = True
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ The one function other parts call (``hygiene scan``, ``revoke-leaked --scan``, `
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from dataclasses import dataclass, field
@@ -15,7 +14,8 @@ from typing import BinaryIO
 from hygiene.errors import UsageError
 from hygiene.progress import ScanProgress
 from hygiene.scan.findings import ScanResult
-from hygiene.scan.limits import DecodeLimits
+from hygiene.scan.limits import AllowLines, DecodeLimits
+from hygiene.scan.matcher.allowlines import Searcher
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
 from hygiene.scan.sources.files import (
     Excluder,
@@ -45,8 +45,12 @@ class ScanRequest:
     keep_secrets: bool = False
     chunk_size: int = DEFAULT_CHUNK_SIZE
     limits: DecodeLimits = field(default_factory=DecodeLimits)
-    # The settings' line allowlist (bytes regexes, searched near findings only).
-    allow_lines: tuple[re.Pattern[bytes], ...] = ()
+    # The settings' line allowlist (bytes patterns, searched near findings only).
+    allow_lines: tuple[Searcher[bytes], ...] = ()
+    # Whether inline markers (`hygiene: allow`, `pragma: allowlist secret`) hide their line's
+    # findings: yes in tracked source (detect-secrets' convention), no in logs, where anyone
+    # who gets a line written (a User-Agent, a query string) could write a marker.
+    markers: bool = True
     # Told (one line) when the scan waits, e.g. for a writer to open a FIFO named as a path.
     on_wait: Notice | None = field(default=None, compare=False)
     # Told of each file, chunk, commit or blob scanned (counts only), e.g. to show progress.
@@ -60,16 +64,15 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
     if request.since is not None and not request.history:
         raise UsageError("{since} needs {history}", options=("since", "history"))
     excluder = Excluder(request.excludes)
+    allow = AllowLines(request.allow_lines, request.markers)
     if request.staged:
         from hygiene.scan.sources.staged import scan_staged
 
-        return scan_staged(
-            excluder, request.chunk_size, request.limits, request.allow_lines, request.progress
-        )
+        return scan_staged(excluder, request.chunk_size, request.limits, allow, request.progress)
     if request.history:
         from hygiene.scan.sources.history import scan_history
 
-        return scan_history(excluder, request.since, request.allow_lines, request.progress)
+        return scan_history(excluder, request.since, allow, request.progress)
     errors: list[str] = []
     if request.all_files:
         targets = tracked_files(excluder)
@@ -86,18 +89,18 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
             keep_secrets=request.keep_secrets,
             limits=request.limits,
             on_wait=request.on_wait,
-            allow_lines=request.allow_lines,
+            allow_lines=allow,
             progress=request.progress,
         )
     ]
     parts[0].errors[:0] = errors
     if STDIN in request.paths:
         stream = stdin or sys.stdin.buffer
-        parts.append(_scan_stdin(stream, request))
+        parts.append(_scan_stdin(stream, request, allow))
     return merge(parts)
 
 
-def _scan_stdin(stream: BinaryIO, request: ScanRequest) -> ScanResult:
+def _scan_stdin(stream: BinaryIO, request: ScanRequest, allow: AllowLines) -> ScanResult:
     started = time.perf_counter()
     result = ScanResult()
     try:
@@ -107,7 +110,7 @@ def _scan_stdin(stream: BinaryIO, request: ScanRequest) -> ScanResult:
             result,
             request.chunk_size,
             limits=request.limits,
-            allow_lines=request.allow_lines,
+            allow_lines=allow,
             progress=request.progress,
         )
         result.files = 1

@@ -129,7 +129,7 @@ def test_json_shape(tmp_path: Path, guard: SecretGuard) -> None:
     (tmp_path / "a.py").write_text(f"T = '{pat}'\n")
     proc = run_hygiene(guard, "scan", "a.py", "--format", "json", cwd=tmp_path)
     doc = json.loads(proc.stdout)
-    assert set(doc) == {"tool", "version", "findings", "stats"}
+    assert set(doc) == {"tool", "version", "findings", "stats", "suppressed", "suppressed_by"}
     assert doc["tool"] == "aic-token-hygiene"
     assert doc["findings"] == [
         {

@@ -90,7 +90,7 @@ class _Walk:
     budget: Budget
     chunk_size: int
     finder: NeedleFinder
-    allow_lines: AllowLines = ()
+    allow_lines: AllowLines = AllowLines()
     members: int = 0  # archive members met so far in this top-level input, at any depth
 
     def admit(self, count: int = 1) -> None:
@@ -121,7 +121,7 @@ def scan_layers(
     recount: Recount | None = None,
     file: BinaryIO | None = None,
     size: int | None = None,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
 ) -> None:
     """Scan the input ``read`` (shown as ``display``) through every decoder into ``result``.
 
@@ -131,7 +131,7 @@ def scan_layers(
     """
     limits = limits or DecodeLimits()
     finder = finder or finder_for(size)
-    walk = _Walk(result, limits, Budget(limits, size), chunk_size, finder, tuple(allow_lines))
+    walk = _Walk(result, limits, Budget(limits, size), chunk_size, finder, allow_lines)
     top = Where(display)
     try:
         _layer(walk, read, top, 0, recount, file)
@@ -186,7 +186,8 @@ def _plain(walk: _Walk, read: Reader, where: Where, recount: Recount | None) -> 
         full_count=False,
         finder=walk.finder,
         refine=refine,
-        allow_lines=walk.allow_lines,
+        allow_lines=walk.allow_lines.patterns,
+        markers=walk.allow_lines.markers,
     )
     found = walk.result.detections
     try:
@@ -204,6 +205,7 @@ def _plain(walk: _Walk, read: Reader, where: Where, recount: Recount | None) -> 
             found.append(detection_for(hit, where.display, member=where.member))
     finally:
         walk.result.bytes += scanner.bytes_read
+        walk.result.suppressed.update(scanner.suppressed)
 
 
 def _prepended(pieces: list[bytes], read: Reader) -> Reader:
@@ -290,16 +292,22 @@ def scan_buffer(
     *,
     limits: DecodeLimits | None = None,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
 ) -> None:
     """Scan a small input held whole: plain bytes in one round, anything else through its
     layers."""
     if sniff(data[:HEAD_SIZE]) is None:
         scanner = StreamScanner(
-            chunk_size, full_count=False, finder=finder, refine=refine, allow_lines=allow_lines
+            chunk_size,
+            full_count=False,
+            finder=finder,
+            refine=refine,
+            allow_lines=allow_lines.patterns,
+            markers=allow_lines.markers,
         )
         result.bytes += len(data)
         result.record(scanner.scan_whole(data), display)
+        result.suppressed.update(scanner.suppressed)
         return
     view = memoryview(data)
     offset = 0

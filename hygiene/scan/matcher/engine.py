@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -34,7 +35,7 @@ from hygiene.detection import (
     is_allowlisted,
     secret_at,
 )
-from hygiene.scan.matcher.allowlines import line_allowed
+from hygiene.scan.matcher.allowlines import Searcher, line_allowed
 from hygiene.scan.matcher.candidates import Candidates, candidates
 from hygiene.scan.matcher.fields import field_end, is_sqlite
 from hygiene.scan.matcher.linecount import LineCounter, Recount
@@ -57,6 +58,11 @@ Refine = Callable[[bytes, int, list[Secret], frozenset[int] | None], list[Secret
 # A match may cross this many newlines less one (name/value pairs spread over lines): a chunk
 # is cut at the start of its last SPAN_LINES lines, so such a match is seen whole.
 SPAN_LINES = 8
+# What a suppressed finding is counted under in ScanResult.suppressed: an inline marker, or
+# the settings' allow-lines.
+INLINE = "inline"
+ALLOW_LINES = "allow-lines"
+_LINE_END = re.compile(rb"[\r\n]")
 
 
 @dataclass(frozen=True)
@@ -180,8 +186,9 @@ class StreamScanner:
         *,
         full_count: bool = True,
         finder: NeedleFinder | None = None,
-        allow_lines: Sequence[re.Pattern[bytes]] = (),
+        allow_lines: Sequence[Searcher[bytes]] = (),
         refine: Refine | None = None,
+        markers: bool = True,
     ) -> None:
         if chunk_size < 1:
             raise ValueError("chunk_size must be positive")
@@ -189,6 +196,10 @@ class StreamScanner:
         self.finder = finder or PythonFinder()
         # The settings' line allowlist: searched near each finding only (see allowlines).
         self.allow_lines = tuple(allow_lines)
+        # Whether an inline marker hides its line's findings (off for logs: see AllowLines).
+        self.markers = markers
+        # The findings hidden so far, by INLINE or ALLOW_LINES.
+        self.suppressed: Counter[str] = Counter()
         self.full_count = full_count
         self.refine = refine
         self.bytes_read = 0
@@ -250,6 +261,21 @@ class StreamScanner:
             self.counted_all = True
         return self._hits(secrets, data, 0, 1, 0, 0) if secrets else []
 
+    def _suppressed(self, data: bytes, line_start: int, secret: Secret) -> bool:
+        """Whether the line holding ``secret`` hides it (counted in :attr:`suppressed`)."""
+        if not (self.markers or self.allow_lines):
+            return False
+        start, end = own_line(data, line_start, secret.start, secret.end)
+        text = data[start:end]
+        if self.markers and is_allowlisted(text):
+            self.suppressed[INLINE] += 1
+            return True
+        where = secret.start - start
+        if self.allow_lines and line_allowed(text, where, secret.end - start, self.allow_lines):
+            self.suppressed[ALLOW_LINES] += 1
+            return True
+        return False
+
     @staticmethod
     def _cut(data: bytes, *, final: bool) -> int:
         if final:
@@ -284,14 +310,7 @@ class StreamScanner:
             if base + secret.start < reported_end:
                 continue
             line_start = data.rfind(b"\n", 0, secret.start) + 1
-            line_end = data.find(b"\n", secret.end)
-            text = data[line_start : line_end if line_end != -1 else len(data)]
-            if is_allowlisted(text):
-                continue
-            where = secret.start - line_start
-            if self.allow_lines and line_allowed(
-                text, where, secret.end - line_start, self.allow_lines
-            ):
+            if self._suppressed(data, line_start, secret):
                 continue
             line += data.count(b"\n", counted_to, secret.start)
             counted_to = secret.start
@@ -303,15 +322,29 @@ class StreamScanner:
         return hits
 
 
+def own_line(data: bytes, line_start: int, start: int, end: int) -> tuple[int, int]:
+    """Where the line holding ``data[start:end]`` begins and ends, whatever ends lines: ``\\n``,
+    ``\\r\\n`` or a lone ``\\r`` (old Mac text: without this, one marker anywhere in such a file
+    would hide every finding in it). ``line_start`` is where its ``\\n``-delimited line begins.
+    Each search stops at the nearest line end: the work is bounded by the line's length."""
+    cr = data.rfind(b"\r", line_start, start)
+    after = _LINE_END.search(data, end)  # the nearer of the two, wherever the other is
+    return cr + 1 if cr != -1 else line_start, after.start() if after else len(data)
+
+
 def scan_bytes(
     data: bytes,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     finder: NeedleFinder | None = None,
-    allow_lines: Sequence[re.Pattern[bytes]] = (),
+    allow_lines: Sequence[Searcher[bytes]] = (),
     refine: Refine | None = None,
+    *,
+    markers: bool = True,
+    suppressed: Counter[str] | None = None,
 ) -> list[Hit]:
     """Every secret in ``data`` (convenience for callers holding a small buffer); ``refine``:
-    see :class:`StreamScanner` (the decoders pass theirs)."""
+    see :class:`StreamScanner` (the decoders pass theirs); ``markers``: whether inline markers
+    hide their line's findings; ``suppressed`` (if given) adds up the findings hidden."""
     view = memoryview(data)
     offset = 0
 
@@ -322,6 +355,14 @@ def scan_bytes(
         return piece
 
     scanner = StreamScanner(
-        chunk_size, full_count=False, finder=finder, allow_lines=allow_lines, refine=refine
+        chunk_size,
+        full_count=False,
+        finder=finder,
+        allow_lines=allow_lines,
+        refine=refine,
+        markers=markers,
     )
-    return list(scanner.scan(read))
+    hits = list(scanner.scan(read))
+    if suppressed is not None:
+        suppressed.update(scanner.suppressed)
+    return hits

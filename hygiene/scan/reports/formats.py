@@ -32,7 +32,9 @@ import hygiene
 from hygiene import display
 from hygiene.detection import TYPE_NAMES
 from hygiene.display import json_path
+from hygiene.fingerprints import short_fingerprint
 from hygiene.scan.findings import Finding, ScanResult
+from hygiene.scan.reports.suppressed import Suppressed
 
 TOOL = "aic-token-hygiene"
 FORMATS = ("text", "json", "sarif")
@@ -67,7 +69,7 @@ def render_text(findings: Sequence[Finding]) -> str:
         shown = display_path(f.path)
         where = f"{f.commit[:12]}:{shown}" if f.commit else shown
         live = f" {f.live}" if f.live else ""
-        digest = f.fingerprint.removeprefix("sha256:")[:12]
+        digest = short_fingerprint(f.fingerprint)
         lines.append(f"{where}:{f.line}:{f.column}: {f.type} {f.masked} {digest}{live}")
     return "".join(line + "\n" for line in lines)
 
@@ -91,8 +93,11 @@ def _finding_json(f: Finding) -> dict[str, Any]:
     return doc
 
 
-def render_json(findings: Sequence[Finding], result: ScanResult) -> str:
-    """The SPEC's json report."""
+def render_json(
+    findings: Sequence[Finding], result: ScanResult, suppressed: Suppressed | None = None
+) -> str:
+    """The SPEC's json report, with what was suppressed and by what."""
+    suppressed = suppressed or Suppressed()
     doc = {
         "tool": TOOL,
         "version": hygiene.__version__,
@@ -103,6 +108,8 @@ def render_json(findings: Sequence[Finding], result: ScanResult) -> str:
             "seconds": round(result.seconds, 3),
             "skipped": result.skipped,
         },
+        "suppressed": suppressed.as_json(),
+        "suppressed_by": suppressed.by_setting_json(),
     }
     return _dumps(doc)
 
@@ -151,8 +158,20 @@ def _sarif_result(f: Finding, rule_index: int) -> dict[str, Any]:
     return result
 
 
-def render_sarif(findings: Sequence[Finding]) -> str:
-    """SARIF 2.1.0 for GitHub code scanning: one rule per type id, fingerprints, no secret."""
+def _invocation(suppressed: Suppressed) -> dict[str, Any]:
+    # A note on the run (tools that show notifications show it): counts only, never a value.
+    invocation: dict[str, Any] = {"executionSuccessful": True}
+    if suppressed.total:
+        note = f"{suppressed.phrase()} (not reported as results)"
+        invocation["toolExecutionNotifications"] = [{"level": "note", "message": {"text": note}}]
+    return invocation
+
+
+def render_sarif(findings: Sequence[Finding], suppressed: Suppressed | None = None) -> str:
+    """SARIF 2.1.0 for GitHub code scanning: one rule per type id, fingerprints, no secret.
+    What was suppressed is counted in the run's ``properties`` (and noted on its invocation);
+    suppressed findings are not results, so no alert is raised or closed for them."""
+    suppressed = suppressed or Suppressed()
     type_ids = list(TYPE_NAMES)
     doc = {
         "$schema": SARIF_SCHEMA,
@@ -167,17 +186,25 @@ def render_sarif(findings: Sequence[Finding]) -> str:
                         "rules": [_rule(t) for t in type_ids],
                     }
                 },
+                "invocations": [_invocation(suppressed)],
                 "results": [_sarif_result(f, type_ids.index(f.type)) for f in findings],
+                "properties": suppressed.sarif_properties(),
             }
         ],
     }
     return _dumps(doc)
 
 
-def render(fmt: str, findings: Sequence[Finding], result: ScanResult) -> str:
-    """The report in format ``fmt`` (one of :data:`FORMATS`)."""
+def render(
+    fmt: str,
+    findings: Sequence[Finding],
+    result: ScanResult,
+    suppressed: Suppressed | None = None,
+) -> str:
+    """The report in format ``fmt`` (one of :data:`FORMATS`); the text format's counts of
+    what was suppressed are on the command's summary line."""
     if fmt == "json":
-        return render_json(findings, result)
+        return render_json(findings, result, suppressed)
     if fmt == "sarif":
-        return render_sarif(findings)
+        return render_sarif(findings, suppressed)
     return render_text(findings)

@@ -64,7 +64,7 @@ def _messages(stream: IO[bytes]) -> Iterator[tuple[str, bytes]]:
 def scan_messages(
     revisions: list[str],
     result: ScanResult,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
     git: GitStream | None = None,
 ) -> None:
@@ -77,7 +77,13 @@ def scan_messages(
             result.bytes += len(message)
             found = 0
             if _holds_needle(message):
-                for hit in scan_bytes(message, allow_lines=allow_lines):
+                hits = scan_bytes(
+                    message,
+                    allow_lines=allow_lines.patterns,
+                    markers=allow_lines.markers,
+                    suppressed=result.suppressed,
+                )
+                for hit in hits:
                     result.detections.append(detection_for(hit, "", commit=commit))
                     found += 1
             progress.add(commits=1, nbytes=len(message), findings=found)
@@ -91,7 +97,7 @@ class MessageScan:
     def __init__(
         self,
         revisions: list[str],
-        allow_lines: AllowLines = (),
+        allow_lines: AllowLines = AllowLines(),
         progress: ScanProgress | None = None,
     ) -> None:
         self.result = ScanResult()
@@ -123,6 +129,7 @@ class MessageScan:
             raise self.error
         into.detections += self.result.detections
         into.bytes += self.result.bytes
+        into.suppressed.update(self.result.suppressed)
 
 
 @dataclass
@@ -164,7 +171,7 @@ def scan_gz_blobs(
     listing: GitStream,
     excluder: Excluder,
     result: ScanResult,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
 ) -> None:
     """Findings in the ``.gz`` blobs ``listing`` (see :func:`list_gz_blobs`) names;
@@ -211,6 +218,7 @@ def _scan_gz(
     )
     result.bytes += found.bytes
     result.skipped += found.skipped
+    result.suppressed.update(found.suppressed)
     result.errors += [f"{first_commit[:12]}:{error}" for error in found.errors]
     for commit, path in where:
         for detection in found.detections:

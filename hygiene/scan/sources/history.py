@@ -189,7 +189,15 @@ def _scan_diffs(
             if not _holds_needle(content):
                 continue
             finder = finder_for(len(content))
-            for hit in scan_bytes(content, finder=finder, allow_lines=allow_lines, refine=refine):
+            hits = scan_bytes(
+                content,
+                finder=finder,
+                allow_lines=allow_lines.patterns,
+                refine=refine,
+                markers=allow_lines.markers,
+                suppressed=result.suppressed,
+            )
+            for hit in hits:
                 found = detection_for(hit, state.path, line=state.line, commit=state.commit)
                 result.detections.append(found)
         tell()
@@ -200,7 +208,7 @@ def _scan_diffs(
 def scan_history(
     excluder: Excluder,
     since: str | None = None,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
 ) -> ScanResult:
     """Findings in every line added by the commits of all refs (or of ``--since REV``), in

@@ -27,7 +27,7 @@ def scan_stream(
     finder: NeedleFinder | None = None,
     recount: Recount | None = None,
     limits: DecodeLimits | None = None,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
 ) -> None:
     """Scan one open stream, through every decoder, into ``result`` (a file's OSError is the
@@ -104,7 +104,7 @@ def scan_target(
     finder: NeedleFinder,
     limits: DecodeLimits | None = None,
     on_wait: Notice | None = None,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
 ) -> None:
     """Scan one file into ``result``; an unreadable or corrupt file becomes one error line.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import multiprocessing
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -62,6 +63,7 @@ class UnitResult:
     bytes: int
     newlines: int | None  # of a range; None: not counted (yet)
     skipped: int = 0  # parts the decoders skipped (ScanResult.skipped)
+    suppressed: Counter[str] = dataclasses.field(default_factory=Counter)
 
 
 def _next_line_start(target: FileTarget, offset: int) -> int | None:
@@ -150,7 +152,8 @@ def _scan_range(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitRes
         full_count=False,
         finder=finder_for(unit.size),
         refine=refine,
-        allow_lines=allow_lines,
+        allow_lines=allow_lines.patterns,
+        markers=allow_lines.markers,
     )
     findings: list[Finding] = []
     errors: list[str] = []
@@ -168,7 +171,9 @@ def _scan_range(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitRes
         errors.append(f"{target.display}: {exc.strerror or exc}")
     files = 1 if unit.part == 0 and not errors else 0
     newlines = scanner.newlines if scanner.counted_all else None
-    return UnitResult(unit, findings, errors, files, scanner.bytes_read, newlines)
+    return UnitResult(
+        unit, findings, errors, files, scanner.bytes_read, newlines, suppressed=scanner.suppressed
+    )
 
 
 def _scan_batch(
@@ -179,7 +184,10 @@ def _scan_batch(
     for target in unit.targets:
         scan_target(target, result, chunk_size, finder, limits, allow_lines=allow_lines)
     findings = [d.finding for d in result.detections]
-    return UnitResult(unit, findings, result.errors, result.files, result.bytes, 0, result.skipped)
+    return UnitResult(
+        unit, findings, result.errors, result.files, result.bytes, 0, result.skipped,
+        result.suppressed,
+    )  # fmt: skip
 
 
 def run_unit(args: tuple[Unit, int, DecodeLimits | None, AllowLines]) -> UnitResult:
@@ -223,7 +231,7 @@ def _run(
     workers: int,
     chunk_size: int,
     limits: DecodeLimits | None = None,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
 ) -> list[UnitResult]:
     args = [(u, chunk_size, limits, allow_lines) for u in units]
@@ -257,7 +265,7 @@ def scan_parallel(
     chunk_size: int,
     range_size: int | None = None,
     limits: DecodeLimits | None = None,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
 ) -> ScanResult:
     """Scan ``targets`` in ``workers`` processes; findings only (no secrets). ``progress``
@@ -272,6 +280,7 @@ def scan_parallel(
         result.files += r.files
         result.bytes += r.bytes
         result.skipped += r.skipped
+        result.suppressed.update(r.suppressed)
         result.errors += [e for e in r.errors if e not in result.errors]
         if not r.unit.is_range:
             result.findings_only += r.findings

@@ -35,7 +35,7 @@ def scan_targets(
     parallel_threshold: int = PARALLEL_THRESHOLD,
     limits: DecodeLimits | None = None,
     on_wait: Notice | None = None,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
 ) -> ScanResult:
     """Scan files. With ``keep_secrets`` false and enough bytes, in worker processes (whose
@@ -76,4 +76,5 @@ def merge(results: Iterable[ScanResult]) -> ScanResult:
         merged.bytes += r.bytes
         merged.skipped += r.skipped
         merged.seconds += r.seconds
+        merged.suppressed.update(r.suppressed)
     return merged

@@ -94,7 +94,7 @@ def scan_staged(
     excluder: Excluder,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     limits: DecodeLimits | None = None,
-    allow_lines: AllowLines = (),
+    allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
 ) -> ScanResult:
     """Scan the staged content of the current repository (the index, not the work tree);

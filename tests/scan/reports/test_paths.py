@@ -84,7 +84,7 @@ def test_baseline_round_trips_names_of_any_bytes(
     assert (again.returncode, again.stdout) == (0, b"")
 
 
-def test_unwritable_output_is_one_line_and_still_exit_1_and_nothing_half_written(
+def test_unwritable_output_is_one_line_exit_2_and_nothing_half_written(
     tree: Path, tmp_path: Path, guard: SecretGuard
 ) -> None:
     baseline = tmp_path / "base.json"
@@ -99,7 +99,8 @@ def test_unwritable_output_is_one_line_and_still_exit_1_and_nothing_half_written
         str(baseline),
         cwd=tree,
     )
-    assert proc.returncode == 1  # the findings are not hidden behind the I/O error
+    assert proc.returncode == 2  # an I/O error (SPEC), findings or not; the summary counts them
+    assert b"5 findings" in proc.stderr
     errors = [ln for ln in proc.stderr.decode().splitlines() if "error:" in ln]
     assert len(errors) == 1
     assert "cannot write" in errors[0]

@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Callable
 from pathlib import Path
 
+from hygiene.scan.limits import AllowLines
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.parallel import (
     _count_missing,
@@ -87,7 +88,7 @@ def test_only_the_uncounted_ranges_before_a_finding_are_counted_again(tmp_path: 
     target = FileTarget("log", str(path), path.stat().st_size)
     units = split_file(target, range_size=100_000)
     assert len(units) == 6
-    done = [run_unit((u, 4096, None, ())) for u in units]
+    done = [run_unit((u, 4096, None, AllowLines())) for u in units]
     assert [r.newlines is None for r in done] == [True, True, True, False, True, True]
     jobs: list[tuple[FileTarget, int, int]] = []
 
