@@ -24,7 +24,7 @@ USAGE = (
     "on; --load-builtins=false keeps these alone). Export with AIC_BASE_URL set for the",
     "validation request; kingfisher validates unless --no-validate is given.",
 )
-LIMITS = (
+LIMITS: tuple[str, ...] = (
     "no lookahead in Vectorscan: the character after a keyword-anchored credential is part "
     "of the match (the capture is still the credential alone)",
     "no regex allowlist: the core's allowlist markers, one repeated character, x runs, "
