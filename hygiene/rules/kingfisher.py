@@ -37,6 +37,7 @@ LIMITS: tuple[str, ...] = (
 )
 MEMBERSHIPS_PATH = "/api/v1/org/memberships"
 _LITERAL_WORD = re.compile(r"(?:[a-z]|\\[.*])+")
+_WORD_CHOICE = re.compile(r"([a-z]+)\[([_-]+)\]\?\(\?:([a-z|]+)\)")
 _REPEATED = re.compile(r"([a-z])\{(\d+),\}")
 
 
@@ -87,6 +88,13 @@ def placeholder_words() -> list[str]:
         repeated = _REPEATED.fullmatch(alternative)
         if repeated:  # `x{6,}`: six of them are a substring of any longer run
             words.append(repeated.group(1) * int(repeated.group(2)))
+        elif (choice := _WORD_CHOICE.fullmatch(alternative)) is not None:
+            # `your[_-]?(?:token|pat)`: each joint (none, `_`, `-`) with each word
+            words += [
+                choice.group(1) + joint + word
+                for joint in ("", *choice.group(2))
+                for word in choice.group(3).split("|")
+            ]
         elif _LITERAL_WORD.fullmatch(alternative):
             words.append(alternative.replace("\\", ""))
         elif not alternative.isascii():
