@@ -282,7 +282,7 @@ def _peer_row(path: str, line_no: int, rule: str, value: str) -> dict[str, objec
     line = raw.decode("utf-8", "replace").rstrip("\r\n")
     col = max(line.find(value), 0)
     rel = str(full.relative_to(ROOT)) if str(full).startswith(str(ROOT)) else path
-    kind = "aic-pat" if rule in PAT_RULES else "bearer-token"
+    kind = "aic-pat" if rule.rsplit(".", 1)[-1] in PAT_RULES else "bearer-token"
     return {
         "where": f"{rel}:{line_no}:{col + 1}",
         "type": kind,
