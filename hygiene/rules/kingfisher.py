@@ -22,7 +22,10 @@ from hygiene.rules.model import ExportRule, RuleTranslationError, class_end, exp
 USAGE = (
     "Use: kingfisher scan --rules-path aic-kingfisher.yaml PATH (kingfisher's own rules stay",
     "on; --load-builtins=false keeps these alone). Export with AIC_BASE_URL set for the",
-    "validation request; kingfisher validates unless --no-validate is given.",
+    "validation request; kingfisher validates unless --no-validate is given. A service on a",
+    "private address needs --allow-internal-ips (kingfisher refuses those by default).",
+    "kingfisher also loads the betterleaks export (--format betterleaks) and applies its",
+    "filters over the secret (placeholders stay quiet), but without this validation request.",
 )
 LIMITS: tuple[str, ...] = (
     "no lookahead in Vectorscan: the character after a keyword-anchored credential is part "

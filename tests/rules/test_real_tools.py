@@ -67,8 +67,16 @@ COMMANDS: dict[str, Callable[[Path, Path, Path], list[str]]] = {
     "gitleaks": _gitleaks,
     "betterleaks": _betterleaks,
     "kingfisher": _kingfisher,
+    # kingfisher also reads betterleaks' TOML, and applies its filters over the secret.
+    "kingfisher-toml": _kingfisher,
 }
-SUFFIX = {"gitleaks": "toml", "betterleaks": "toml", "kingfisher": "yaml"}
+SUFFIX = {
+    "gitleaks": "toml",
+    "betterleaks": "toml",
+    "kingfisher": "yaml",
+    "kingfisher-toml": "toml",
+}
+EXPORT = {"kingfisher-toml": "betterleaks"}
 
 
 def _values(tool: str, report: dict[str, object] | list[dict[str, object]]) -> list[str]:
@@ -80,13 +88,14 @@ def _values(tool: str, report: dict[str, object] | list[dict[str, object]]) -> l
     assert isinstance(findings, list)
     if tool == "betterleaks":
         return [f["match"]["value"] for f in findings]
+    # kingfisher, with either export
     return [f["finding"]["snippet"] for f in findings]
 
 
 def run_tool(tool: str, target: Path, work: Path) -> set[str]:
     """The fingerprints of what ``tool`` reports under ``target`` with the export on."""
     config = work / f"aic-{tool}.{SUFFIX[tool]}"
-    config.write_text(export(tool))
+    config.write_text(export(EXPORT.get(tool, tool)))
     report = work / f"{tool}-report.json"
     proc = subprocess.run(
         COMMANDS[tool](config, target, report), capture_output=True, timeout=600, check=False
@@ -146,6 +155,12 @@ _GO_TOOLS = {
     "powershell -EncodedCommand": B64_UTF16,
     "gzip without suffix": NO_MAGIC,
 }
+_KINGFISHER_READS = {
+    "utf-16 inside a binary": "reads UTF-16 only as a whole file, not inside a binary",
+    "powershell -EncodedCommand": B64_UTF16,
+    "url-safe base64 payload": "decodes standard base64 only, not the URL-safe alphabet",
+    "gzip without suffix": NO_MAGIC,
+}
 MISSING: dict[str, dict[str, str]] = {
     "gitleaks": {
         **_GO_TOOLS,
@@ -155,12 +170,8 @@ MISSING: dict[str, dict[str, str]] = {
         "base64 secret inside a helm chart tgz": "opens .tar.gz but not .tgz",
     },
     "betterleaks": _GO_TOOLS,
-    "kingfisher": {
-        "utf-16 inside a binary": "reads UTF-16 only as a whole file, not inside a binary",
-        "powershell -EncodedCommand": B64_UTF16,
-        "url-safe base64 payload": "decodes standard base64 only, not the URL-safe alphabet",
-        "gzip without suffix": NO_MAGIC,
-    },
+    "kingfisher": _KINGFISHER_READS,
+    "kingfisher-toml": _KINGFISHER_READS,
 }
 
 
@@ -241,6 +252,7 @@ LOUD: dict[tuple[str, str], str] = {
     ("kingfisher", "one repeated character"): KINGFISHER_NO_REGEX_ALLOWLIST,
     ("kingfisher", "x runs"): KINGFISHER_NO_REGEX_ALLOWLIST,
     ("kingfisher", "allowlist markers"): "kingfisher's rules cannot see the line",
+    ("kingfisher-toml", "allowlist markers"): "kingfisher evaluates no filter over the line",
 }
 
 
@@ -268,7 +280,7 @@ def test_no_found_value_reaches_the_tools_output(guard: SecretGuard, tmp_path: P
     (tmp_path / "t" / "a.env").write_text(f"AIC_TOKEN={pat}\n")
     for tool in COMMANDS:
         config = tmp_path / f"c.{SUFFIX[tool]}"
-        config.write_text(export(tool))
+        config.write_text(export(EXPORT.get(tool, tool)))
         report = tmp_path / f"{tool}.json"
         proc = subprocess.run(
             COMMANDS[tool](config, tmp_path / "t", report), capture_output=True, timeout=300
