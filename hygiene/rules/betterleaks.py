@@ -14,6 +14,7 @@ from hygiene.rules import dialects
 from hygiene.rules.formatting import header, quoted
 from hygiene.rules.model import (
     ExportRule,
+    RuleTranslationError,
     export_rules,
     not_credential_regexes,
     placeholder_regexes,
@@ -45,6 +46,9 @@ def render() -> str:
 
 
 def _rule(rule: ExportRule) -> str:
+    program = filter_program(rule)
+    if "'''" in program:  # it would end TOML's literal string early
+        raise RuleTranslationError(f"the filter of {rule.id} holds three quotes")
     return "\n".join(
         [
             "[[rules]]",
@@ -53,7 +57,7 @@ def _rule(rule: ExportRule) -> str:
             f"regex = {quoted(dialects.detector(rule))}",
             "valueGroup = 1",
             "keywords = [" + ", ".join(quoted(k) for k in rule.keywords) + "]",
-            f"filter = '''\n{filter_program(rule)}\n'''",
+            f"filter = '''\n{program}\n'''",
         ]
     )
 
