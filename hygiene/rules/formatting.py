@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable
 
 from hygiene import __version__
-from hygiene.rules.model import NOT_EXPORTED_NOTE
+from hygiene.rules.model import NOT_EXPORTED_NOTE, WORDLIKE_NOTE
 
 
 def quoted(value: str) -> str:
@@ -27,7 +27,7 @@ def header(target: str, usage: Iterable[str], limits: Iterable[str], mark: str =
         *usage,
         "",
         f"What {target} cannot express (exported as close as it allows):",
-        *(f"- {limit}" for limit in (*limits, NOT_EXPORTED_NOTE)),
+        *(f"- {limit}" for limit in (*limits, WORDLIKE_NOTE, NOT_EXPORTED_NOTE)),
     ]
     return "".join(f"{mark} {line}".rstrip() + "\n" for line in lines)
 

@@ -20,7 +20,7 @@ USAGE = (
 LIMITS = (
     "no lookahead in Go's regexp: the character after a keyword-anchored credential is part "
     "of the match (secretGroup still reports the credential alone)",
-    "the core caps a credential at 4096 characters; RE2 counts stop at 1000, so the bound is open",
+    dialects.LENGTH_NOTE,
     "the core's SHA-256 fingerprints and baselines: gitleaks fingerprints file:rule:line",
 )
 

@@ -42,6 +42,13 @@ NOT_EXPORTED_NOTE = (
 )
 
 
+# What the core judges that no regex engine of the targets can: every export names it.
+WORDLIKE_NOTE = (
+    "values that read as words (identifiers, types, member paths: letter pairs and word "
+    "counts) and low-entropy runs (token123): the core counts, a regex cannot"
+)
+
+
 class RuleTranslationError(HygieneError):
     """A core pattern holds a construct an export cannot translate."""
 
@@ -179,7 +186,9 @@ def placeholder_regexes(prefix: str = "") -> tuple[tuple[str, str], ...]:
     repeated = "|".join(escape(c) + "+" for c in _ALPHABET if c not in "xX")
     marks = "|".join(escape(m) for m in shapes.TEMPLATE_MARKS)
     return (
-        ("placeholder words", "(?i)" + shapes.PLACEHOLDER_WORDS_PATTERN),
+        # Scoped `(?i:...)`, never a leading `(?i)`: gitleaks joins a rule's allowlist regexes
+        # with `|`, and a leading flag would reach every regex after it.
+        ("placeholder words", f"(?i:{shapes.PLACEHOLDER_WORDS_PATTERN})"),
         ("one repeated character", f"{start}{trim}(?:{repeated}){trim}$"),
         ("x runs", f"{start}{trim}{char_class(shapes.X_RUN_CHARS)}*{trim}$"),
         ("template syntax", rf"{marks}|{start}{trim}\$"),
@@ -189,17 +198,22 @@ def placeholder_regexes(prefix: str = "") -> tuple[tuple[str, str], ...]:
 def not_credential_regexes() -> tuple[tuple[str, str], ...]:
     """(why, regex) pairs for keyword-anchored values that are not credentials.
 
-    From :func:`hygiene.detection.looks_like_credential`: too short, a scheme word, neither a
-    digit nor both letter cases, or a PAT (the PAT rules report those).
+    From :func:`hygiene.detection.is_reportable_credential`: too short, a scheme word, neither
+    a digit nor both letter cases, a ``name=value`` pair, a documented example value, or a PAT
+    (the PAT rules report those). What reads as words (:func:`hygiene.shapes.is_wordlike`)
+    needs counting no regex does: :data:`WORDLIKE_NOTE`.
     """
     words = "|".join(escape(w) for w in sorted(shapes.SCHEME_WORDS))
     shortest = shapes.MIN_CREDENTIAL_LENGTH - 1
     pat_leads = "|".join(r.lead for r in export_rules() if r.type_id == detection.AIC_PAT)
+    examples = "|".join(escape(v) for v in sorted(shapes.EXAMPLE_VALUES))
     return (
         ("shorter than the core's minimum", f"^[\\s\\S]{{0,{shortest}}}$"),
-        ("an HTTP scheme word", f"(?i)^(?:{words})$"),
+        ("an HTTP scheme word", f"^(?i:{words})$"),
         ("no digit and no upper-case letter", "^[^0-9A-Z]*$"),
         ("no digit and no lower-case letter", "^[^0-9a-z]*$"),
+        ("a name=value pair", "=[^=]"),
+        ("a documented example value", f"^(?:{examples})$|\\.{escape(shapes.JWT_IO_SIGNATURE)}$"),
         ("a PAT: the PAT rules report it", f"^(?:{pat_leads})"),
     )
 

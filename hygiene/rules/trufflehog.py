@@ -22,7 +22,7 @@ LIMITS = (
     "of the match (the capture group is still the credential alone)",
     "verification: trufflehog would POST the token to a webhook of yours; the core's "
     "`hygiene scan --verify` asks the service directly, so no verify block is exported",
-    "the core caps a credential at 4096 characters; RE2 counts stop at 1000, so the bound is open",
+    dialects.LENGTH_NOTE,
 )
 
 

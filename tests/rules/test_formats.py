@@ -27,6 +27,8 @@ else:  # pragma: no cover - Python 3.10
 
 PARSERS = {
     "gitleaks": tomllib.loads,
+    "betterleaks": tomllib.loads,
+    "kingfisher": yaml.safe_load,
     "trufflehog": yaml.safe_load,
     "secretlint": json.loads,
     "github": yaml.safe_load,
