@@ -451,7 +451,8 @@ def test_a_path_linked_to_a_pseudo_file_at_start_is_refused(
 def _bad_state(kind: str, tmp_path: Path) -> str:
     state = tmp_path / "watch.state"
     if kind == "link-to-state":
-        (tmp_path / "elsewhere.state").write_text('{"version": 2, "watch_state": true}\n')
+        # A state any version would load: refused only for being reached through a link.
+        (tmp_path / "elsewhere.state").write_text('{"version": 1, "seen": {}}\n')
         state.symlink_to(tmp_path / "elsewhere.state")
     elif kind == "dangling-link":
         state.symlink_to(tmp_path / "nowhere" / "x")
