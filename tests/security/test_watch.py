@@ -499,3 +499,28 @@ def test_a_state_file_that_is_not_a_bounded_regular_file_is_refused(
     assert "Traceback" not in err
     if kind == "link-to-state":
         assert (tmp_path / "watch.state").is_symlink()  # left as it was
+
+
+def test_a_state_grown_long_or_torn_is_compacted_at_start(
+    guard: SecretGuard, tmp_path: Path
+) -> None:
+    (tmp_path / "app.log").write_text("")
+    value = guard.pat()
+    record = {"fp": fingerprint(value), "mode": "report", "status": "found", "type": "aic-pat"}
+    line = json.dumps(record).encode() + b"\n"
+    header = b'{"version": 2, "watch_state": true}\n'
+    state = tmp_path / "watch.state"
+    state.write_bytes(header + line * 10_000 + line[:20])  # killed mid-write
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hygiene", "watch", "app.log", "--state", "watch.state"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    guard.capture(proc.stderr.readline())  # "following": the state is loaded (and compacted)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    guard.capture(out, err)
+    assert proc.returncode == 0
+    assert _state_records(state, guard) == [record]
