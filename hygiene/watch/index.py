@@ -63,10 +63,12 @@ class InventoryIndex:
         self._entries: dict[str, Entry] = {}
         self._lock = threading.Lock()
 
-    def entry(self, fingerprint: str) -> Entry | None:
-        """The entry with this ``sha256:`` fingerprint, as the inventory holds it now."""
+    def entry(self, fingerprint: str, *, fresh: bool = False) -> Entry | None:
+        """The entry with this ``sha256:`` fingerprint, as of the last :meth:`refresh` (the
+        watcher refreshes once per poll, not once per leak) or, ``fresh``, as of now."""
         with self._lock:
-            self._refresh()
+            if fresh or self._stamp is None:
+                self._refresh()
             return self._entries.get(fingerprint)
 
     def refresh(self) -> int:

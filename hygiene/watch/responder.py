@@ -50,8 +50,9 @@ class Responder:
         self._client.use_org()
 
     def triage(self, fingerprint: str, type_id: str) -> Result | None:
-        """Without the network: ``unresolved`` for a PAT the inventory does not hold; None when
-        the leak needs an action (a PAT the inventory holds, a session token)."""
+        """Without the network: ``unresolved`` for a PAT the inventory does not hold (as of the
+        last :meth:`generation`); None when the leak needs an action (a PAT the inventory
+        holds, a session token)."""
         if type_id != AIC_PAT:
             return None
         try:
@@ -61,7 +62,8 @@ class Responder:
         return Result(None, fingerprint, UNRESOLVED) if entry is None else None
 
     def generation(self) -> int:
-        """A number that changes when the inventory does (unresolved PATs may resolve now)."""
+        """Read the inventory again if its file changed; a number that changes with it
+        (unresolved PATs may resolve now)."""
         try:
             return self._index.refresh()
         except InputError:
@@ -78,7 +80,7 @@ class Responder:
         """Revoke the PAT with this fingerprint through the inventory (its value is not needed:
         a leak an earlier run only reported is revoked from the state file)."""
         try:
-            entry = self._index.entry(fingerprint)
+            entry = self._index.entry(fingerprint, fresh=True)
         except InputError as exc:
             return Result(None, fingerprint, FAILED, None, one_line(str(exc)))
         if entry is None:
