@@ -257,11 +257,12 @@ def test_a_flood_of_unknown_pats_does_not_hide_a_real_leak(
         f.writelines(f"WARN token={u} rejected\n" for u in flood.values)
         f.write(f"DEBUG retry token={value}\n")
     events = _events_until(watch, lambda e: e["fingerprint"] == fingerprint(value))
-    assert events[-1]["status"] == "revoked"
-    assert control_plane.state.pat(str(events[-1]["token_id"])).revoked
+    real = events[-1]
+    assert real["status"] == "revoked"
+    assert control_plane.state.pat(str(real["token_id"])).revoked
     events += [watch.next_event(timeout=FLOOD_WAIT) for _ in range(FLOOD + 1 - len(events))]
     assert sorted(e["status"] for e in events).count("unresolved") == FLOOD
-    assert _deletes(control_plane) == [events[-1]["token_id"]]
+    assert _deletes(control_plane) == [real["token_id"]]
     # Linear: each event costs the watcher a bounded number of bytes written (a state file
     # rewritten whole per event wrote gigabytes here).
     assert _written_bytes(watch.proc.pid) < 1024 * (FLOOD + 1)
