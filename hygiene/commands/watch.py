@@ -106,6 +106,10 @@ def command(
     revoked (statuses revoked, not_found, unresolved, failed), a leaked session token is logged
     out with itself (logged_out, not_live, failed). Exit 0 after SIGTERM or SIGINT, or when
     standard input ends; 2 when it cannot start.
+
+    Only regular files are read: a path swapped for a symlink, FIFO or device is not followed
+    (said once on stderr) until it is a regular file again; a path that is a symlink at start
+    is followed to the file it names then, and no other.
     """
     seen = Seen.load(state)
     try:
@@ -113,9 +117,10 @@ def command(
         stop = threading.Event()
         watcher = Watcher(_streams(paths, from_start), seen, _printer(fmt), responder)
         watcher.notice, watcher.state_name = _notice, str(state or "<state>")
-        _notice(f"following {len(paths)} path(s); stop with Ctrl-C or SIGTERM")
         try:
             with _stopped_by_signals(stop):
+                # Said once the handlers are in place: a SIGTERM right after it stops cleanly.
+                _notice(f"following {len(paths)} path(s); stop with Ctrl-C or SIGTERM")
                 watcher.run(stop)
         finally:
             if responder is not None:
