@@ -2,6 +2,7 @@
 
     python bench/watch_bench.py            # 200 leaks; a clean log growing at 100 MB/s for 10 s
     python bench/watch_bench.py --quick    # 50 leaks; 4 s of growth
+    python bench/watch_bench.py --flood    # only 3: 20,000 unknown PATs, then one real leak
 
 1. Latency: ``hygiene watch app.log --revoke`` (the installed command, a real process) follows a
    log while this script appends one line holding a leaked PAT at a time (each recorded in the
@@ -11,6 +12,12 @@
    follows; every 0.25 s a line with an unknown PAT is written and the time until its event
    appears on the watcher's stdout is its lag. Goal: lag under 1 s all along (not falling
    behind).
+3. Flood: ``hygiene watch app.log --revoke`` (with and without ``--state``) follows a log that
+   receives 20,000 lines, each with a PAT the inventory does not know, then one line with a
+   leaked PAT that it does. Per round: unknown PATs handled per second (their events on stdout
+   over the time until the last one), and seconds from the flood's first write to the stand-in's
+   DELETE of the real leak. Median of the rounds; goal: the real leak dies within seconds, and
+   time grows linearly with the flood.
 """
 
 from __future__ import annotations
@@ -142,12 +149,82 @@ def lag(seconds: float, folder: Path, rate: float = 100e6) -> tuple[list[float],
     return lags, log.stat().st_size / seconds / 1e6
 
 
+def _flood_round(count: int, folder: Path, state: bool, timeout: float) -> tuple[float, float]:
+    """One round: (unknown PATs handled per second, seconds until the real leak's DELETE)."""
+    deleted: list[float] = []
+    with ControlPlane() as plane:
+        original = plane.record
+
+        def record(request: RecordedRequest) -> None:
+            if request.method == "DELETE":
+                deleted.append(time.monotonic())
+            original(request)
+
+        plane.record = record  # type: ignore[method-assign]
+        inventory = folder / "inventory.sqlite3"
+        inventory.unlink(missing_ok=True)
+        env = {**os.environ, **plane.env(), "HYGIENE_INVENTORY": str(inventory)}
+        pat, value = plane.state.create_pat(plane.email, "org_main", "real", ["a"], 30)
+        with open_inventory(inventory) as inv:
+            inv.add(pat.token_id, value, name=pat.name, scopes=(), expires_at=None)
+        log = folder / "flood.log"
+        log.write_bytes(b"")
+        args = ["flood.log", "--revoke"]
+        if state:
+            (folder / "flood.state").unlink(missing_ok=True)
+            args += ["--state", "flood.state"]
+        watch = _watch(args, folder, env)
+        events: list[float] = []
+
+        def read() -> None:
+            assert watch.stdout is not None
+            for _ in watch.stdout:
+                events.append(time.monotonic())
+
+        threading.Thread(target=read, daemon=True).start()
+        lines = b"".join(f"WARN token={_new_pat()} rejected\n".encode() for _ in range(count))
+        started = time.monotonic()
+        with log.open("ab") as f:
+            f.write(lines)
+            f.write(f"DEBUG retry url=https://pam/x?token={value}\n".encode())
+        while not deleted and time.monotonic() - started < timeout:
+            time.sleep(0.005)
+        while len(events) < count and time.monotonic() - started < timeout:
+            time.sleep(0.005)
+        watch.terminate()
+        watch.wait(60)
+    real = deleted[0] - started if deleted else float("inf")
+    handled = len(events) / (max(events[: count + 1]) - started) if events else 0.0
+    return handled, real
+
+
+def flood(rounds: int, count: int, folder: Path, timeout: float) -> None:
+    """Print the flood figures with and without --state (median of ``rounds``)."""
+    for state in (False, True):
+        results = [_flood_round(count, folder, state, timeout) for _ in range(rounds)]
+        rates = [r for r, _ in results]
+        reals = [t for _, t in results]
+        print(
+            f"flood of {count} unknown PATs then one real leak, --revoke"
+            f"{' --state' if state else ''}: {statistics.median(rates):.0f} unknown/s handled,"
+            f" real leak revoked after {statistics.median(reals):.2f} s"
+            f" (median of {rounds}; all: {', '.join(f'{t:.2f}' for t in reals)} s)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--flood", action="store_true", help="only the flood figures")
+    parser.add_argument("--count", type=int, default=20_000, help="unknown PATs per flood")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per flood round")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        if args.flood:
+            flood(args.rounds, args.count, folder, args.timeout)
+            return
         times = latency(50 if args.quick else 200, folder)
         print(
             f"latency write -> DELETE over {len(times)} leaks: median {statistics.median(times):.3f}"
@@ -159,6 +236,7 @@ def main() -> None:
             f"lag on a log growing at {rate:.0f} MB/s: median {statistics.median(lags):.3f} s, "
             f"worst {max(lags):.3f} s over {len(lags)} marks (goal: under 1 s)"
         )
+        flood(args.rounds, args.count, folder, args.timeout)
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ EXPORTS: dict[str, list[str]] = {
         "Entry",
         "Inventory",
         "Location",
+        "Reader",
         "check_token_id",
         "default_location",
         "entry_from_record",

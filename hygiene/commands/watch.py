@@ -36,6 +36,14 @@ def _printer(fmt: str) -> Callable[[Event], None]:
     return emit
 
 
+def _notice(message: str) -> None:
+    click.echo(f"{PROG}: {message}", err=True)
+
+
+def _refused(path: str, reason: str) -> None:
+    _notice(f"{click.format_filename(path)}: {reason}")
+
+
 def _streams(paths: tuple[str, ...], from_start: bool) -> list[Stream]:
     streams = []
     for path in paths:
@@ -43,7 +51,8 @@ def _streams(paths: tuple[str, ...], from_start: bool) -> list[Stream]:
             follower = StreamFollower(functools.partial(os.read, sys.stdin.fileno()))
             streams.append(Stream("<stdin>", follower, is_file=False))
         else:
-            streams.append(Stream(path, FileFollower(path, from_start=from_start)))
+            file = FileFollower(path, from_start=from_start, on_refused=_refused)
+            streams.append(Stream(path, file))
     return streams
 
 
@@ -82,7 +91,10 @@ def _responder() -> Responder:
 @click.option(
     "--state",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Keep what was seen and done here (fingerprints only): a restart acts on nothing twice.",
+    help=(
+        "Keep what was seen and done here (fingerprints only, appended): a restart acts on"
+        " nothing twice, and --revoke acts on what earlier runs only reported or left open."
+    ),
 )
 @click.option("--from-start", is_flag=True, help="Read files from their beginning, not their end.")
 def command(
@@ -94,17 +106,26 @@ def command(
     revoked (statuses revoked, not_found, unresolved, failed), a leaked session token is logged
     out with itself (logged_out, not_live, failed). Exit 0 after SIGTERM or SIGINT, or when
     standard input ends; 2 when it cannot start.
+
+    Only regular files are read: a path swapped for a symlink, FIFO or device is not followed
+    (said once on stderr) until it is a regular file again; a path that is a symlink at start
+    is followed to the file it names then, and no other.
     """
     seen = Seen.load(state)
-    responder = _responder() if revoke else None
-    stop = threading.Event()
-    watcher = Watcher(_streams(paths, from_start), seen, _printer(fmt), responder)
-    click.echo(f"{PROG}: following {len(paths)} path(s); stop with Ctrl-C or SIGTERM", err=True)
     try:
-        with _stopped_by_signals(stop):
-            watcher.run(stop)
+        responder = _responder() if revoke else None
+        stop = threading.Event()
+        watcher = Watcher(_streams(paths, from_start), seen, _printer(fmt), responder)
+        watcher.notice, watcher.state_name = _notice, str(state or "<state>")
+        try:
+            with _stopped_by_signals(stop):
+                # Said once the handlers are in place: a SIGTERM right after it stops cleanly.
+                _notice(f"following {len(paths)} path(s); stop with Ctrl-C or SIGTERM")
+                watcher.run(stop)
+        finally:
+            if responder is not None:
+                responder.close()
     finally:
-        if responder is not None:
-            responder.close()
+        seen.close()
     click.echo(f"{PROG}: stopped", err=True)
     return EXIT_OK

@@ -22,7 +22,7 @@ from hygiene.inventory.entries import (
 )
 from hygiene.inventory.location import Location, default_location, parse_location
 from hygiene.inventory.schema import LATEST, migrate
-from hygiene.inventory.store import Inventory, export_lines, open_inventory
+from hygiene.inventory.store import Inventory, Reader, export_lines, open_inventory
 
 __all__ = [
     "ACTIVE",
@@ -33,6 +33,7 @@ __all__ = [
     "Entry",
     "Inventory",
     "Location",
+    "Reader",
     "check_token_id",
     "default_location",
     "entry_from_record",

@@ -25,11 +25,14 @@ class SqliteBackend:
 
     kind = "sqlite"
 
-    def __init__(self, path: Path, *, create: bool) -> None:
+    def __init__(self, path: Path, *, create: bool, read_only: bool = False) -> None:
         self.display = str(path)
         self.path = path
         try:
-            self._db = _connect(path) if create or path.exists() else _in_memory()
+            if read_only:
+                self._db = _read_only(path)
+            else:
+                self._db = _connect(path) if create or path.exists() else _in_memory()
         except (OSError, sqlite3.Error) as exc:
             raise InputError(f"cannot open token inventory {path}: {exc}") from None
 
@@ -75,6 +78,32 @@ def _connect(path: Path) -> sqlite3.Connection:
     return db
 
 
+def _read_only(path: Path) -> sqlite3.Connection:
+    # Reads that must not change the file (a watcher tells the inventory's changes by it).
+    uri = path.absolute().as_uri() + "?mode=ro"
+    return sqlite3.connect(
+        uri, uri=True, timeout=30.0, isolation_level=None, check_same_thread=False
+    )
+
+
+def stamp(path: Path) -> tuple[int, int, int, int, bytes] | None:
+    """What changes with every committed write to the file, read without opening it as a
+    database: its identity, size, mtime and SQLite's file change counter (an mtime alone can
+    repeat within the clock's tick); None when there is no file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        counter = os.pread(fd, 4, 24)  # the header's change counter, bytes 24-27
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, counter)
+
+
 def _in_memory() -> sqlite3.Connection:
     # A reader of a missing file sees an empty inventory, and nothing appears on disk.
     return sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -83,4 +112,4 @@ def _in_memory() -> sqlite3.Connection:
 # What the store's own errors are, for open_inventory to turn into one-line messages.
 ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
 
-__all__ = ["ERRORS", "TABLES", "SqliteBackend"]
+__all__ = ["ERRORS", "TABLES", "SqliteBackend", "stamp"]

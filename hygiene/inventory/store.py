@@ -8,7 +8,7 @@ the inventory lives, never its password.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -223,6 +223,55 @@ def _as_location(where: Location | Path | str) -> Location:
     return parse_location(str(where))
 
 
+class Reader:
+    """The inventory read again only when it changed (a watcher's view, asked once per poll):
+    a SQLite file by its stamp (no connection at all while nothing changed), a PostgreSQL
+    database by one cheap query on a connection held open."""
+
+    def __init__(self, location: Location) -> None:
+        self.location = location
+        self._pg: Inventory | None = None
+
+    def stamp(self) -> Hashable:
+        """What changes when the records change; None while there is no inventory."""
+        if self.location.path is not None:
+            from hygiene.inventory.sqlite_store import stamp
+
+            return stamp(self.location.path)
+        inventory = self._postgres()
+        with inventory._store() as db:
+            now: Hashable = getattr(db, "stamp")()  # noqa: B009 - the PostgreSQL backend's own
+        return now
+
+    def entries(self) -> list[Entry]:
+        """Every record, read now (SQLite: read-only, so the file does not change)."""
+        if self.location.path is None:
+            return self._postgres().entries()
+        import sqlite3
+
+        from hygiene.inventory.sqlite_store import SqliteBackend
+
+        backend = SqliteBackend(self.location.path, create=False, read_only=True)
+        try:
+            return Inventory(backend, (sqlite3.Error,)).entries()
+        finally:
+            backend.close()
+
+    def _postgres(self) -> Inventory:
+        if self._pg is None:
+            from hygiene.inventory.postgres_store import PostgresBackend
+
+            backend = PostgresBackend(self.location.url or "")
+            self._pg = Inventory(backend, backend.errors)
+            self._pg.prepare(upgrade=False, create=False)
+        return self._pg
+
+    def close(self) -> None:
+        if self._pg is not None:
+            self._pg.close()
+            self._pg = None
+
+
 @contextmanager
 def open_inventory(
     where: Location | Path | str, *, create: bool = True, upgrade: bool | None = None
@@ -270,4 +319,11 @@ def export_lines(entries: Iterable[Entry]) -> Iterator[str]:
         yield json.dumps(entry.record(), sort_keys=True)
 
 
-__all__ = ["CLAIM_STALE_AFTER", "LATEST", "Inventory", "export_lines", "open_inventory"]
+__all__ = [
+    "CLAIM_STALE_AFTER",
+    "LATEST",
+    "Inventory",
+    "Reader",
+    "export_lines",
+    "open_inventory",
+]

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 
 from hygiene.display import json_text, quote
 from hygiene.errors import masked_text, one_line
+from hygiene.fingerprints import short_fingerprint
 
 NONE, REVOKE, LOGOUT = "none", "revoke", "logout"
 FOUND = "found"
@@ -48,7 +49,7 @@ class Event:
         return json_text(json.dumps(doc, ensure_ascii=False))
 
     def as_text(self) -> str:
-        digest = self.fingerprint.removeprefix("sha256:")[:12]
+        digest = short_fingerprint(self.fingerprint)
         parts = [
             f"{quote(self.path)}:{self.line}:{self.column}: {self.type} {self.masked} {digest}"
         ]

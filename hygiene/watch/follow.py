@@ -7,6 +7,9 @@ next to nothing, and it works on every filesystem, network and container volumes
   same length is told by its first bytes.
 * A file that does not exist yet is waited for and read from its beginning once it appears.
 * Standard input (``-``) is read by a thread, so a quiet pipe never blocks the loop.
+* Never through a symbolic link swapped in, never a device, FIFO or ``/proc`` file
+  (:mod:`hygiene.watch.paths`): such a path is said once (``on_refused``) and waited on until
+  it is a regular file again.
 
 Each :class:`Follower` hands out the bytes appended since the last poll, and says when the
 stream it was reading has ended (rotated away, or standard input closed), so the caller can
@@ -22,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from hygiene.scan.matcher.linecount import file_recount
+from hygiene.watch.paths import Identity, Opened, count_newlines, identity_now, open_followed
 
 READ_SIZE = 4 << 20  # per poll and file: at 100 MB/s growth, 25 polls a second keep up
 # How many first bytes identify a file's content (copytruncate detection, as Filebeat does).
@@ -56,15 +59,21 @@ class FileFollower:
     _head: bytes = b""  # the file's first bytes as read: a change means it was rewritten
     _mtime: int = 0
     busy: bool = False  # the last read filled ``max_read``: more is waiting
+    on_refused: Callable[[str, str], None] | None = field(default=None, repr=False)
+    _linked: bool = False  # a symbolic link at start: followed, to the pinned target only
+    _pin: Identity | None = None
+    _refused: str | None = None  # the reason last said, so each refusal is said once
 
     def poll(self) -> list[Piece]:
         """The bytes appended since the last poll, at most ``max_read`` per stream."""
         if not self._started:
             self._started = True
+            self._linked = os.path.islink(self.path)
             self._open(at_end=not self.from_start)
             if self._file is None or not self._offset:
                 return []
-            return [Piece(b"", first_line=1 + file_recount(self.path)(0, self._offset))]
+            lines = count_newlines(self._file.fileno(), self._offset)
+            return [Piece(b"", first_line=1 + lines)]
         if self._file is None:
             self._open(at_end=False)
             return [Piece(self._read())] if self._file is not None else []
@@ -86,7 +95,7 @@ class FileFollower:
         return [Piece(self._read())]
 
     def _replaced(self) -> bool:
-        identity = _identity_of(self.path)
+        identity = identity_now(self.path, self._linked)
         return identity is not None and identity != self._identity
 
     def _truncated(self) -> bool:
@@ -105,16 +114,24 @@ class FileFollower:
             return False
 
     def _open(self, *, at_end: bool) -> None:
-        try:
-            handle = open(self.path, "rb", buffering=0)  # noqa: SIM115 - kept open to follow
-        except OSError:
-            return  # not there yet: waited for
-        stat = os.fstat(handle.fileno())
-        self._file, self._identity = handle, (stat.st_dev, stat.st_ino)
-        self._offset = stat.st_size if at_end else 0
-        self._mtime = stat.st_mtime_ns
+        opened = open_followed(self.path, self._linked, self._pin)
+        if not isinstance(opened, Opened):
+            self._refuse(opened)
+            return  # not there yet, or refused: waited for
+        self._refused = None
+        if self._linked and self._pin is None and os.path.islink(self.path):
+            self._pin = opened.identity
+        handle = os.fdopen(opened.fd, "rb", buffering=0)
+        self._file, self._identity = handle, opened.identity
+        self._offset = opened.size if at_end else 0
+        self._mtime = opened.mtime
         self._head = os.pread(handle.fileno(), min(HEAD, self._offset), 0)
         handle.seek(self._offset)
+
+    def _refuse(self, reason: str | None) -> None:
+        if reason is not None and reason != self._refused and self.on_refused is not None:
+            self.on_refused(self.path, reason)
+        self._refused = reason
 
     def _seek_start(self) -> None:
         assert self._file is not None  # noqa: S101 - callers check
@@ -138,14 +155,6 @@ class FileFollower:
             self._file.close()
         self._file, self._identity, self._offset, self._head = None, None, 0, b""
         self._draining = self.busy = False
-
-
-def _identity_of(path: str) -> tuple[int, int] | None:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return (stat.st_dev, stat.st_ino)
 
 
 @dataclass

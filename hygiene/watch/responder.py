@@ -6,7 +6,9 @@ it cannot be the service's session (:mod:`hygiene.issuers`): that one is reporte
 its issuer and where to revoke it in the event's ``error``, and never sent.
 
 One client of each kind serves the whole watch, shared by the action threads; :meth:`close`
-logs the watcher's own session out.
+logs the watcher's own session out. The inventory is asked through an in-memory index
+(:mod:`hygiene.watch.index`): :meth:`triage` settles a PAT the inventory does not know at once,
+on the reading thread, so unknown PATs never queue for an action.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from hygiene.api.bearer import bearer_client
 from hygiene.api.client import ControlPlaneClient
 from hygiene.api.config import Config
 from hygiene.detection import AIC_PAT, Secret
-from hygiene.errors import AuthFailed
+from hygiene.errors import AuthFailed, InputError, one_line
 from hygiene.inventory import REVOKED as STATE_REVOKED
 from hygiene.inventory import Location, open_inventory
 from hygiene.issuers import issuer_of
@@ -34,6 +36,7 @@ from hygiene.revoke.sessions import (
     service_shape,
     unproven,
 )
+from hygiene.watch.index import InventoryIndex
 
 MakeClient = Callable[[Config], ControlPlaneClient]
 
@@ -48,9 +51,11 @@ class Responder:
         self._config = config
         self._base_url = config.base_url
         self._shape = service_shape(config.token)  # AIC_TOKEN: a session of the service
+        self._index = InventoryIndex(inventory)
         self._client = make_client(config)
         self._stack = contextlib.ExitStack()
         self._bearer: httpx.Client = self._stack.enter_context(bearer_client(config.base_url))
+        self._stack.callback(self._index.close)  # a PostgreSQL inventory's connection
 
     def check(self) -> None:
         """Log in and pick the organization now: AuthFailed for refused credentials, ApiError
@@ -60,10 +65,30 @@ class Responder:
             # A login of our own shows what the service's sessions look like (then logged out).
             self._shape = learn_shape(self._base_url, self._config.email, self._config.password)
 
+    def triage(self, fingerprint: str, type_id: str) -> Result | None:
+        """Without the network: ``unresolved`` for a PAT the inventory does not hold (as of the
+        last :meth:`generation`); None when the leak needs an action (a PAT the inventory
+        holds, a session token)."""
+        if type_id != AIC_PAT:
+            return None
+        try:
+            entry = self._index.entry(fingerprint)
+        except InputError:
+            return None  # the action says what is wrong with the inventory
+        return Result(None, fingerprint, UNRESOLVED) if entry is None else None
+
+    def generation(self) -> int:
+        """Read the inventory again if its file changed; a number that changes with it
+        (unresolved PATs may resolve now)."""
+        try:
+            return self._index.refresh()
+        except InputError:
+            return -1
+
     def act(self, secret: Secret, where: str) -> Result:
         """Revoke the PAT, or log the session out; never raises for one leak's failure."""
         if secret.type_id == AIC_PAT:
-            return self._revoke(secret)
+            return self.revoke(secret.fingerprint)
         target = SessionTarget(secret.fingerprint, where, secret.masked, secret.token)
         issuer = issuer_of(secret.token, self._base_url, self._shape)
         if issuer is None:
@@ -75,17 +100,21 @@ class Responder:
             foreign, error=f"issuer: {issuer.name}; not sent; {issuer.next_step}"
         )
 
-    def _revoke(self, secret: Secret) -> Result:
-        with open_inventory(self._inventory, create=False) as inventory:
-            entry = inventory.by_fingerprint(secret.fingerprint)
+    def revoke(self, fingerprint: str) -> Result:
+        """Revoke the PAT with this fingerprint through the inventory (its value is not needed:
+        a leak an earlier run only reported is revoked from the state file)."""
+        try:
+            entry = self._index.entry(fingerprint, fresh=True)
+        except InputError as exc:
+            return Result(None, fingerprint, FAILED, None, one_line(str(exc)))
         if entry is None:
-            return Result(None, secret.fingerprint, UNRESOLVED)
+            return Result(None, fingerprint, UNRESOLVED)
         try:
             # In the token's own organization: only there does NOT_FOUND mean it is gone.
             target = Target(entry.token_id, entry.fingerprint, entry.org_id)
             result = revoke_one(self._client, target)
         except AuthFailed as exc:
-            return Result(entry.token_id, secret.fingerprint, FAILED, 401, str(exc))
+            return Result(entry.token_id, fingerprint, FAILED, 401, str(exc))
         if result.status in (REVOKED, NOT_FOUND):
             with open_inventory(self._inventory, create=False) as inventory:
                 inventory.mark([entry.token_id], STATE_REVOKED)

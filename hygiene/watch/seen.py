@@ -1,63 +1,139 @@
 """What the watcher has seen and done, by fingerprint: kept in memory and, with ``--state FILE``,
-on disk (JSON, written atomically after every change), so a restart neither re-alerts nor
-re-revokes. Only fingerprints and statuses are stored, never a token.
+on disk as an append-only log (:mod:`hygiene.watch.statefile`), so a restart neither re-alerts
+nor re-revokes, and a ``--revoke`` run finishes what earlier runs left open. Only fingerprints,
+types, masked forms, modes and statuses are stored, never a token.
 
-A leak whose action ``failed`` is not settled: the next time it shows up it is tried again.
+Each leak's last record says how it was handled (``mode``: ``report`` or ``revoke``) and how it
+ended (``status``). A report-only run reports a leak once, whatever any run did with it. A
+``--revoke`` run acts on every leak whose status is not settled: ``found`` (only reported),
+``unresolved`` (not in the inventory then), ``failed`` and ``deferred`` (the action queue was
+full); it never acts again on ``revoked``, ``not_found``, ``logged_out`` or ``not_live``.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hygiene.atomic import write_atomically
 from hygiene.errors import InputError
+from hygiene.fingerprints import FINGERPRINT_PATTERN
+from hygiene.watch.statefile import Appender, read_records, rewrite
 
-VERSION = 1
-UNSETTLED = frozenset({"failed"})
-_FINGERPRINT = re.compile(r"sha256:[0-9a-f]{64}")
+REPORT, REVOKE = "report", "revoke"
+DEFERRED = "deferred"
+SETTLED = frozenset({"revoked", "not_found", "logged_out", "not_live"})
+SYNC_EVERY = 512  # records buffered before an append and fsync (else each poll syncs)
+# Compacted at start past this many records, when they are over twice the leaks they name.
+COMPACT_AFTER = 4096
+_FINGERPRINT = re.compile(FINGERPRINT_PATTERN)
+_WORD = re.compile(r"[a-z_-]{1,32}")
+_MASKED_MAX = 64
+
+
+@dataclass(frozen=True)
+class Record:
+    """The last thing recorded for one leak."""
+
+    fingerprint: str
+    status: str
+    mode: str = REPORT
+    type: str = ""
+    masked: str = ""
+
+    def as_dict(self) -> dict[str, object]:
+        doc: dict[str, object] = {"fp": self.fingerprint, "mode": self.mode}
+        doc["status"] = self.status
+        if self.type:
+            doc["type"] = self.type
+        if self.masked:
+            doc["masked"] = self.masked
+        return doc
+
+
+def _record(path: Path, doc: dict[str, object]) -> Record:
+    fp, status, mode = doc.get("fp"), doc.get("status"), doc.get("mode", REPORT)
+    kind, masked = doc.get("type", ""), doc.get("masked", "")
+    if not (isinstance(fp, str) and _FINGERPRINT.fullmatch(fp)):
+        raise InputError(f"state file {path}: keys must be sha256 fingerprints")
+    words = (status, mode, kind or "x")
+    if not all(isinstance(w, str) and _WORD.fullmatch(w) for w in words):
+        raise InputError(f"state file {path}: a record's status, mode or type is not a word")
+    if not isinstance(masked, str) or len(masked) > _MASKED_MAX or "\n" in masked:
+        raise InputError(f"state file {path}: a record's masked form is not one")
+    return Record(fp, str(status), str(mode), str(kind), masked)
 
 
 @dataclass
 class Seen:
-    """Fingerprint -> the last status reached for it."""
+    """Fingerprint -> the last record for it; with a path, every change is appended there."""
 
     path: Path | None = None
-    statuses: dict[str, str] = field(default_factory=dict)
+    records: dict[str, Record] = field(default_factory=dict)
+    _appender: Appender | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @classmethod
     def load(cls, path: Path | None) -> Seen:
-        """The state kept at ``path`` (a missing file is an empty state); InputError if broken."""
-        if path is None or not path.exists():
-            return cls(path)
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise InputError(f"state file {path}: cannot be read ({exc})") from None
-        seen = doc.get("seen") if isinstance(doc, dict) else None
-        if doc.get("version") != VERSION or not isinstance(seen, dict):
-            raise InputError(f'state file {path}: expected {{"version": 1, "seen": {{...}}}}')
-        if not all(_FINGERPRINT.fullmatch(k) and isinstance(v, str) for k, v in seen.items()):
-            raise InputError(f"state file {path}: keys must be sha256 fingerprints")
-        return cls(path, dict(seen))
+        """The state kept at ``path`` (a missing file is an empty state); InputError if it is
+        broken, a symbolic link, not a regular file, or too large. The old format is migrated,
+        a log grown past a bound compacted, and the file kept open for appending."""
+        seen = cls(path)
+        read = read_records(path) if path is not None else None
+        if path is None:
+            return seen
+        lines = 0
+        if read is not None:
+            docs, needs_compacting = read
+            for doc in docs:
+                record = _record(path, doc)
+                seen.records[record.fingerprint] = record
+                lines += 1
+            if needs_compacting[0] or lines > max(COMPACT_AFTER, 2 * len(seen.records)):
+                rewrite(path, [r.as_dict() for r in seen.records.values()])
+        seen._appender = Appender(path)
+        return seen
 
-    def settled(self, fingerprint: str) -> bool:
-        """Whether this leak was dealt with already (reported, revoked, logged out ...)."""
+    def get(self, fingerprint: str) -> Record | None:
         with self._lock:
-            status = self.statuses.get(fingerprint)
-        return status is not None and status not in UNSETTLED
+            return self.records.get(fingerprint)
 
-    def record(self, fingerprint: str, status: str) -> None:
-        """Remember ``status`` for the leak and, with a state file, write it at once."""
+    def settled(self, fingerprint: str, acting: bool) -> bool:
+        """Whether nothing is left to do for this leak: a report-only run reports a leak once;
+        a ``--revoke`` run acts until the leak is revoked, gone or logged out."""
         with self._lock:
-            self.statuses[fingerprint] = status
-            if self.path is not None:
-                doc = {"version": VERSION, "seen": dict(sorted(self.statuses.items()))}
-                write_atomically(str(self.path), json.dumps(doc, indent=1) + "\n", mode=0o600)
+            record = self.records.get(fingerprint)
+        if record is None:
+            return False
+        return record.status in SETTLED if acting else True
+
+    def unsettled(self) -> list[Record]:
+        """The leaks a ``--revoke`` run still has to act on, oldest first."""
+        with self._lock:
+            return [r for r in self.records.values() if r.status not in SETTLED]
+
+    def record(self, record: Record) -> None:
+        """Remember ``record`` as the leak's last; with a state file, buffer its append (each
+        :data:`SYNC_EVERY` records, and at every :meth:`sync`, written and fsync'd)."""
+        with self._lock:
+            self.records.pop(record.fingerprint, None)  # re-inserted last: oldest first stays
+            self.records[record.fingerprint] = record
+            if self._appender is not None and self._appender.add(record.as_dict()) >= SYNC_EVERY:
+                self._appender.sync()
+
+    def sync(self) -> None:
+        """Write and fsync what is buffered (the watcher calls this once per poll)."""
+        with self._lock:
+            if self._appender is not None:
+                self._appender.sync()
+
+    def close(self) -> None:
+        """Write what is buffered and close the file."""
+        with self._lock:
+            if self._appender is not None:
+                self._appender.close()
+                self._appender = None
 
 
-__all__ = ["Seen"]
+__all__ = ["DEFERRED", "REPORT", "REVOKE", "SETTLED", "Record", "Seen"]

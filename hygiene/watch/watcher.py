@@ -12,21 +12,22 @@ import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from hygiene.detection import AIC_PAT, Secret
-from hygiene.revoke.plan import Result
+from hygiene.detection import AIC_PAT, PAT_PREFIX, Secret, masked_form
+from hygiene.revoke.plan import UNRESOLVED, Result
 from hygiene.scan.matcher import Hit
+from hygiene.watch.actions import ACTION_QUEUE, ACTION_WORKERS, Actions, Leak
 from hygiene.watch.appended import AppendScanner
 from hygiene.watch.events import LOGOUT, REVOKE, Event
 from hygiene.watch.follow import Piece
-from hygiene.watch.seen import Seen
+from hygiene.watch.seen import DEFERRED, REPORT, Record, Seen
+from hygiene.watch.seen import REVOKE as MODE_REVOKE
 
 POLL_INTERVAL = 0.1
 DRAIN_TIMEOUT = 10.0
-ACTION_WORKERS = 4
+QUEUED = "queued"  # recorded when an action is queued: a stop before it ran leaves it open
 
 
 class Follower(Protocol):
@@ -38,7 +39,13 @@ class Follower(Protocol):
 
 
 class Actor(Protocol):
+    def triage(self, fingerprint: str, type_id: str) -> Result | None: ...
+
+    def generation(self) -> int: ...
+
     def act(self, secret: Secret, where: str) -> Result: ...
+
+    def revoke(self, fingerprint: str) -> Result: ...
 
 
 @dataclass
@@ -52,9 +59,14 @@ class Stream:
     is_file: bool = True
 
 
+def _quiet(_message: str) -> None:
+    """No notices."""
+
+
 @dataclass
 class Watcher:
-    """Follows ``streams`` and calls ``emit`` (from any thread) once per new leak."""
+    """Follows ``streams`` and calls ``emit`` (from any thread) once per new leak; ``notice``
+    gets what the user should know besides (a full action queue)."""
 
     streams: Sequence[Stream]
     seen: Seen
@@ -62,11 +74,15 @@ class Watcher:
     actor: Actor | None = None
     poll_interval: float = POLL_INTERVAL
     clock: Callable[[], float] = time.monotonic
-    _pool: ThreadPoolExecutor = field(
-        default_factory=lambda: ThreadPoolExecutor(ACTION_WORKERS, "hygiene-watch-act")
-    )
-    _pending: dict[str, Future[None]] = field(default_factory=dict)
+    notice: Callable[[str], None] = _quiet
+    queue_limit: int = ACTION_QUEUE
+    state_name: str = "<state>"
+    _actions: Actions | None = None
+    _generation: int | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self._actions = Actions(self._act, self.queue_limit)
 
     def run(self, stop: threading.Event, drain_timeout: float = DRAIN_TIMEOUT) -> None:
         """Watch until ``stop`` is set or every stream has ended; then let actions finish."""
@@ -83,11 +99,15 @@ class Watcher:
 
     def step(self) -> bool:
         """One poll of every stream; True when a stream has more waiting already."""
+        self._retry_from_state()
         for stream in self.streams:
             pieces = stream.follower.poll()
             read_at = self.clock()
             for piece in pieces:
                 self._scan(stream, piece, read_at)
+        assert self._actions is not None  # noqa: S101 - made in __post_init__
+        self._actions.refill()
+        self.seen.sync()
         return any(s.follower.busy for s in self.streams)
 
     def _scan(self, stream: Stream, piece: Piece, read_at: float) -> None:
@@ -104,46 +124,106 @@ class Watcher:
     def _found(self, hit: Hit, path: str, read_at: float) -> None:
         secret = hit.secret
         fp = secret.fingerprint
+        assert self._actions is not None  # noqa: S101 - made in __post_init__
         with self._lock:
-            if self.seen.settled(fp) or fp in self._pending:
+            if self._actions.busy_with(fp) or self.seen.settled(fp, self.actor is not None):
                 return
             event = Event(fp, secret.type_id, secret.masked, path, hit.line, hit.column)
             if self.actor is None:
-                self.seen.record(fp, event.status)
+                self._record(event, REPORT)
                 self.emit(event)
                 return
-            self._pending[fp] = self._pool.submit(self._act, secret, event, read_at)
+            leak = Leak(event, secret, read_at)
+            quick = self.actor.triage(fp, secret.type_id)
+            if quick is not None:
+                self._settled(leak, quick)
+            else:
+                self._offer(leak)
 
-    def _act(self, secret: Secret, event: Event, read_at: float) -> None:
-        assert self.actor is not None  # noqa: S101 - only submitted with an actor
-        action = REVOKE if secret.type_id == AIC_PAT else LOGOUT
-        where = f"{event.path}:{event.line}"
+    def _offer(self, leak: Leak) -> None:
+        assert self._actions is not None  # noqa: S101 - made in __post_init__
+        if self._actions.offer(leak):
+            self._record(leak.event, MODE_REVOKE, QUEUED)
+            return
+        self._record(leak.event, MODE_REVOKE, DEFERRED)
+        if self._actions.deferred == 1:
+            self.notice("the action queue is full: leaks are deferred (recorded, acted on in turn)")
+
+    def _retry_from_state(self) -> None:
+        """PATs left open in the state (only reported, unresolved, failed, deferred) are acted
+        on by fingerprint: at start, and again for unresolved ones when the inventory changes."""
+        if self.actor is None:
+            return
+        generation = self.actor.generation()
+        if generation == self._generation:
+            return
+        first, self._generation = self._generation is None, generation
+        assert self._actions is not None  # noqa: S101 - made in __post_init__
+        with self._lock:
+            for record in self.seen.unsettled():
+                if record.type not in (AIC_PAT, "") or self._actions.busy_with(record.fingerprint):
+                    continue
+                if not first and record.status != UNRESOLVED:
+                    continue
+                if self.actor.triage(record.fingerprint, AIC_PAT) is not None:
+                    continue  # still not in the inventory: nothing new to say
+                masked = record.masked or masked_form(PAT_PREFIX)
+                event = Event(record.fingerprint, AIC_PAT, masked, self.state_name, 0, 0)
+                self._offer(Leak(event, None, self.clock()))
+
+    def _settled(self, leak: Leak, result: Result) -> None:
+        """An answer without an action (a PAT the inventory does not know): said once, not
+        again while it stays the same."""
+        before = self.seen.get(leak.fingerprint)
+        if result.status == UNRESOLVED and before is not None and before.status == UNRESOLVED:
+            return
+        self._done(leak, result)
+
+    def _act(self, leak: Leak) -> None:
+        assert self.actor is not None  # noqa: S101 - only queued with an actor
+        secret = leak.secret
+        where = f"{leak.event.path}:{leak.event.line}"
         try:
-            result = self.actor.act(secret, where)
+            if secret is None:
+                result = self.actor.revoke(leak.fingerprint)
+            else:
+                result = self.actor.act(secret, where)
         except Exception as exc:  # one leak's failure never stops the watch
-            result = Result(None, secret.fingerprint, "failed", None, type(exc).__name__)
+            result = Result(None, leak.fingerprint, "failed", None, type(exc).__name__)
+        with self._lock:
+            self._done(leak, result)
+
+    def _done(self, leak: Leak, result: Result) -> None:
+        action = REVOKE if leak.event.type == AIC_PAT else LOGOUT
         done = dataclasses.replace(
-            event,
+            leak.event,
             action=action,
             status=result.status,
             token_id=result.token_id,
             http_status=result.http_status,
             error=result.error,
-            latency=self.clock() - read_at,
+            latency=self.clock() - leak.read_at,
         )
-        with self._lock:
-            self.seen.record(done.fingerprint, done.status)
-            self._pending.pop(done.fingerprint, None)
+        self._record(done, MODE_REVOKE)
         self.emit(done)
 
+    def _record(self, event: Event, mode: str, status: str | None = None) -> None:
+        status = status or event.status
+        self.seen.record(Record(event.fingerprint, status, mode, event.type, event.masked))
+
     def finish(self, drain_timeout: float) -> None:
-        """Let in-flight actions finish (bounded), then release the streams."""
-        with self._lock:
-            pending = list(self._pending.values())
-        wait(pending, timeout=drain_timeout)
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Let in-flight actions finish (bounded), say what was deferred, release the streams."""
+        assert self._actions is not None  # noqa: S101 - made in __post_init__
+        self._actions.finish(drain_timeout)
+        if self._actions.deferred:
+            self.notice(
+                f"{self._actions.deferred} leak(s) found the action queue full and were deferred;"
+                f" {self._actions.waiting() + self._actions.overflow} not acted on yet"
+                " (recorded as deferred: a --revoke run with the same --state acts on them)"
+            )
+        self.seen.sync()
         for stream in self.streams:
             stream.follower.close()
 
 
-__all__ = ["ACTION_WORKERS", "DRAIN_TIMEOUT", "POLL_INTERVAL", "Stream", "Watcher"]
+__all__ = ["ACTION_WORKERS", "DRAIN_TIMEOUT", "POLL_INTERVAL", "QUEUED", "Stream", "Watcher"]
