@@ -113,9 +113,15 @@ def command(
     """
     seen = Seen.load(state)
     try:
+        # The starting points are taken before the service is reached (a login may retry for
+        # seconds): a leak written meanwhile is read, not skipped.
+        streams = _streams(paths, from_start)
+        for stream in streams:
+            if isinstance(stream.follower, FileFollower):
+                stream.follower.prime()
         responder = _responder() if revoke else None
         stop = threading.Event()
-        watcher = Watcher(_streams(paths, from_start), seen, _printer(fmt), responder)
+        watcher = Watcher(streams, seen, _printer(fmt), responder)
         watcher.notice, watcher.state_name = _notice, str(state or "<state>")
         try:
             with _stopped_by_signals(stop):

@@ -195,6 +195,17 @@ class Inventory:
                 (outcome, now_utc().isoformat(), fp, who),
             )
 
+    def release(self, fp: str, who: str) -> None:
+        """Give up the claim ``who`` holds on ``fp`` unsettled (its action failed): any
+        watcher may claim it at once. Marked stale, not deleted: responders need no DELETE."""
+        self._require(2, "claims")
+        with self._store(write=True) as db:
+            db.query(
+                "UPDATE claims SET claimed_at = '' WHERE fingerprint = ? AND claimed_by = ? "
+                "AND outcome IS NULL",
+                (fp, who),
+            )
+
     def outcome(self, fp: str) -> str | None:
         """The settled outcome of the leak ``fp``, if any process recorded one."""
         self._require(2, "claims")

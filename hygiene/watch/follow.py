@@ -63,17 +63,30 @@ class FileFollower:
     _linked: bool = False  # a symbolic link at start: followed, to the pinned target only
     _pin: Identity | None = None
     _refused: str | None = None  # the reason last said, so each refusal is said once
+    _primed: list[Piece] | None = None  # what the start, taken early (prime), handed out
+
+    def prime(self) -> None:
+        """Take the starting point now (the end of the file, or its start): what is appended
+        from here on is read, however long the watcher takes to reach the service."""
+        if not self._started:
+            self._primed = self._start()
+
+    def _start(self) -> list[Piece]:
+        self._started = True
+        self._linked = os.path.islink(self.path)
+        self._open(at_end=not self.from_start)
+        if self._file is None or not self._offset:
+            return []
+        lines = count_newlines(self._file.fileno(), self._offset)
+        return [Piece(b"", first_line=1 + lines)]
 
     def poll(self) -> list[Piece]:
         """The bytes appended since the last poll, at most ``max_read`` per stream."""
         if not self._started:
-            self._started = True
-            self._linked = os.path.islink(self.path)
-            self._open(at_end=not self.from_start)
-            if self._file is None or not self._offset:
-                return []
-            lines = count_newlines(self._file.fileno(), self._offset)
-            return [Piece(b"", first_line=1 + lines)]
+            return self._start()
+        if self._primed is not None:
+            primed, self._primed = self._primed, None
+            return primed
         if self._file is None:
             self._open(at_end=False)
             return [Piece(self._read())] if self._file is not None else []

@@ -36,6 +36,7 @@ from hygiene.revoke.sessions import (
     service_shape,
     unproven,
 )
+from hygiene.watch.claims import Claims, watcher_name
 from hygiene.watch.index import InventoryIndex
 
 MakeClient = Callable[[Config], ControlPlaneClient]
@@ -52,6 +53,7 @@ class Responder:
         self._base_url = config.base_url
         self._shape = service_shape(config.token)  # AIC_TOKEN: a session of the service
         self._index = InventoryIndex(inventory)
+        self._claims = Claims(inventory, watcher_name())
         self._client = make_client(config)
         self._stack = contextlib.ExitStack()
         self._bearer: httpx.Client = self._stack.enter_context(bearer_client(config.base_url))
@@ -109,15 +111,20 @@ class Responder:
             return Result(None, fingerprint, FAILED, None, one_line(str(exc)))
         if entry is None:
             return Result(None, fingerprint, UNRESOLVED)
+        # In the token's own organization: only there does NOT_FOUND mean it is gone.
+        target = Target(entry.token_id, entry.fingerprint, entry.org_id)
+        # Once across every watcher sharing the inventory: the one that claims it revokes.
+        result = self._claims.once(fingerprint, lambda: self._revoke(target))
+        return dataclasses.replace(result, token_id=entry.token_id)
+
+    def _revoke(self, target: Target) -> Result:
         try:
-            # In the token's own organization: only there does NOT_FOUND mean it is gone.
-            target = Target(entry.token_id, entry.fingerprint, entry.org_id)
             result = revoke_one(self._client, target)
         except AuthFailed as exc:
-            return Result(entry.token_id, fingerprint, FAILED, 401, str(exc))
+            return Result(target.token_id, target.fingerprint, FAILED, 401, str(exc))
         if result.status in (REVOKED, NOT_FOUND):
             with open_inventory(self._inventory, create=False) as inventory:
-                inventory.mark([entry.token_id], STATE_REVOKED)
+                inventory.mark([target.token_id], STATE_REVOKED)
         return result
 
     def close(self) -> None:

@@ -1,0 +1,114 @@
+"""A fleet of `watch --revoke` sidecars on one inventory: each leak is revoked exactly once (a
+claim in the inventory), and every sidecar reports the outcome."""
+
+from __future__ import annotations
+
+import os
+import queue
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hygiene.inventory import REVOKED, open_inventory
+from hygiene.testing import ControlPlane
+from tests.helpers import SecretGuard
+from tests.watch.test_watch_cli import Watch
+
+SIDECARS = 3
+LEAKS = 4
+
+
+def _start(env: dict[str, str], log: Path, guard: SecretGuard, cwd: Path) -> Watch:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hygiene", "watch", "--format", "json", "--revoke", str(log)],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    watch = Watch(proc, guard)
+    watch.start_reading()
+    watch.started()
+    return watch
+
+
+def _event(watch: Watch) -> dict[str, object]:
+    try:
+        return watch.next_event(timeout=60)
+    except queue.Empty:
+        raise AssertionError(b"".join(watch.stderr).decode()) from None
+
+
+def test_three_sidecars_revoke_each_leak_once_and_all_report_it(
+    control_plane: ControlPlane, inventory_location: str, tmp_path: Path, guard: SecretGuard
+) -> None:
+    guard.remember(control_plane.password)
+    ids = {}
+    with open_inventory(inventory_location) as inventory:
+        for n in range(LEAKS):
+            pat, value = control_plane.state.create_pat(
+                control_plane.email, "org_main", f"t{n}", ["safes:read"], 30
+            )
+            inventory.add(
+                pat.token_id, guard.remember(value), name=f"t{n}", scopes=[], expires_at=None
+            )
+            ids[pat.token_id] = value
+    log = tmp_path / "app.log"
+    log.write_text("start\n")
+    env = {**os.environ, **control_plane.env(), "HYGIENE_INVENTORY": inventory_location}
+    fleet = [_start(env, log, guard, tmp_path) for _ in range(SIDECARS)]
+    try:
+        with log.open("a") as f:
+            for value in ids.values():
+                f.write(f"GET /api?token={value} 200\n")
+        reported = [[_event(w) for _ in range(LEAKS)] for w in fleet]
+    except AssertionError:
+        for w in fleet:
+            w.stop()
+        dump = [b"".join(w.stderr).decode() for w in fleet]
+        reqs = [(r.method, r.path, r.status) for r in control_plane.requests]
+        sizes = [w.events.qsize() for w in fleet]
+        raise AssertionError(f"{sizes} {dump}\n{reqs}") from None
+    finally:
+        for w in fleet:
+            if w.proc.poll() is None:
+                w.stop()
+    deletes = [
+        r.path.rsplit("/", 1)[-1]
+        for r in control_plane.requests
+        if r.method == "DELETE" and "/api-tokens/" in r.path
+    ]
+    # Exactly one DELETE per leak, whichever sidecar won each claim.
+    assert sorted(deletes) == sorted(ids)
+    for events in reported:
+        assert sorted(str(e["token_id"]) for e in events) == sorted(ids)
+        assert {e["status"] for e in events} == {"revoked"}
+    assert all(control_plane.state.pat(t).revoked for t in ids)
+    with open_inventory(inventory_location, create=False) as inventory:
+        assert {e.state for e in inventory.entries()} == {REVOKED}
+
+
+@pytest.mark.parametrize("outcome", ["failed"])
+def test_a_failed_revocation_releases_the_claim_for_another_try(
+    outcome: str, tmp_path: Path
+) -> None:
+    from hygiene.inventory import parse_location
+    from hygiene.revoke.plan import FAILED, Result
+    from hygiene.revoke.plan import REVOKED as DONE
+    from hygiene.watch.claims import Claims
+
+    location = parse_location(str(tmp_path / "inv.sqlite3"))
+    with open_inventory(location):
+        pass
+    first, second = Claims(location, "a"), Claims(location, "b")
+    fp = "sha256:" + "c" * 64
+    assert first.once(fp, lambda: Result("t", fp, FAILED)).status == outcome
+    # The claim was released: the second watcher acts, and its outcome is final for all.
+    assert second.once(fp, lambda: Result("t", fp, DONE)).status == DONE
+    waited: list[float] = []
+    third = Claims(location, "c", sleep=waited.append)
+    assert third.once(fp, lambda: Result("t", fp, FAILED)).status == DONE
+    assert waited == []  # the outcome was there already: no waiting
