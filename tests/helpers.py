@@ -149,3 +149,30 @@ def git(repo: Path, *args: str, input: bytes | None = None) -> str:
         ["git", *args], cwd=repo, input=input, capture_output=True, check=True, timeout=60
     )
     return proc.stdout.decode()
+
+
+# Runs a command and writes its own peak memory (KiB) to a file: ``python -c LAUNCHER REPORT
+# ARGV...``. A child forked from the test process starts with that process's peak (ru_maxrss
+# survives exec: a 300 MB pytest makes every child "300 MB"), so the measured command is
+# started from this small launcher instead, and its wait4 peak is its own.
+_PEAK_LAUNCHER = """
+import os, sys
+report, argv = sys.argv[1], sys.argv[2:]
+pid = os.posix_spawn(argv[0], argv, os.environ)
+_, status, usage = os.wait4(pid, 0)
+with open(report, "w") as f:
+    f.write(str(usage.ru_maxrss))
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
+
+def with_peak_memory(argv: list[str], report: Path) -> list[str]:
+    """``argv`` run through a launcher that writes its peak memory (KiB) to ``report``;
+    a signal that ends it shows as exit status 128 + N."""
+    return [sys.executable, "-c", _PEAK_LAUNCHER, str(report), *argv]
+
+
+def peak_kib(report: Path) -> int:
+    """What :func:`with_peak_memory` wrote."""
+    return int(report.read_text())

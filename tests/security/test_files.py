@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import socket
 import subprocess
 import sys
@@ -25,7 +26,7 @@ import pytest
 from hygiene.detection import fingerprint, masked_form
 from hygiene.inventory import open_inventory
 from hygiene.testing import ControlPlane
-from tests.helpers import SecretGuard, git
+from tests.helpers import SecretGuard, git, peak_kib, with_peak_memory
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="/proc, FIFOs, O_NOFOLLOW")
 
@@ -56,33 +57,35 @@ def run(
     prog: list[str] | None = None,
     stdin: int | None = subprocess.DEVNULL,
 ) -> Run:
-    """Run a command of ours and return its outcome and its own peak memory (wait4's rusage:
-    this child's, not the test process's other children's)."""
+    """Run a command of ours and return its outcome and its own peak memory
+    (:func:`tests.helpers.with_peak_memory`)."""
     full_env = {**os.environ, **(env or {})}
+    report = Path(tempfile.mkdtemp()) / "peak.kib"
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
-            [sys.executable, *(prog or ["-m", "hygiene"]), *args],
+            with_peak_memory([sys.executable, *(prog or ["-m", "hygiene"]), *args], report),
             stdin=stdin,
             stdout=out,
             stderr=err,
             cwd=cwd,
             env=full_env,
             preexec_fn=_limit_memory,
+            start_new_session=True,
         )
-        timer = threading.Timer(SAFETY_TIMEOUT, proc.kill)
+        # The launcher and the command it started are one process group: the net kills both.
+        timer = threading.Timer(SAFETY_TIMEOUT, os.killpg, (proc.pid, signal.SIGKILL))
         timer.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         finally:
             timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         result = Run(
             proc.returncode,
             out.read().decode("utf-8", "replace"),
             err.read().decode("utf-8", "replace"),
-            usage.ru_maxrss,
+            peak_kib(report),
         )
     guard.capture(result.stdout, result.stderr)
     return result

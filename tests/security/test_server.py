@@ -25,7 +25,7 @@ from hygiene.testing.misbehaviours import (
     HugeHeaders,
     Misbehaviour,
 )
-from tests.helpers import SecretGuard
+from tests.helpers import SecretGuard, peak_kib, with_peak_memory
 from tests.hostile.common import env_for, leak, one_error_line
 
 # More than any bounded reading could take, far less than one decoded bomb (64+ MiB).
@@ -45,24 +45,25 @@ class Measured:
 
 
 def measured(guard: SecretGuard, *args: str, cwd: Path, env: dict[str, str], prog: str) -> Measured:
-    """Run the CLI as :func:`tests.helpers.run_hygiene` does, and read the child's own peak
-    memory (``wait4``: this child alone, not every child this test process ever had)."""
+    """Run the CLI as :func:`tests.helpers.run_hygiene` does, and read its own peak memory
+    (:func:`tests.helpers.with_peak_memory`)."""
     entry = ["-m", "hygiene"]
     if prog == "revoke-leaked":
         entry = ["-c", "import sys; from hygiene.cli import revoke_leaked_main as m; sys.exit(m())"]
     out, err = cwd / "stdout.bin", cwd / "stderr.bin"
     with out.open("wb") as stdout, err.open("wb") as stderr:
         child = subprocess.Popen(
-            [sys.executable, *entry, *args],
+            with_peak_memory([sys.executable, *entry, *args], cwd / "peak.kib"),
             stdin=subprocess.DEVNULL,
             stdout=stdout,
             stderr=stderr,
             cwd=cwd,
             env={**os.environ, **env},
         )
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-    result = Measured(child.returncode, out.read_bytes(), err.read_bytes(), usage.ru_maxrss)
+        child.wait()
+    result = Measured(
+        child.returncode, out.read_bytes(), err.read_bytes(), peak_kib(cwd / "peak.kib")
+    )
     guard.capture(result.stdout, result.stderr)
     return result
 
