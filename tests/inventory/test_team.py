@@ -209,3 +209,42 @@ def test_a_database_stopped_mid_run_gives_one_line_and_nothing_half_written(
         assert all(e.state in ("active", REVOKED) for e in entries)
     finally:
         pgcluster.stop(folder)
+
+
+def test_two_responders_at_once_end_every_token_revoked(
+    control_plane: ControlPlane, postgres_url: str, tmp_path: Path, guard: SecretGuard
+) -> None:
+    guard.remember(control_plane.password)
+    values = []
+    with open_inventory(postgres_url) as inventory:
+        for n in range(6):
+            pat, value = control_plane.state.create_pat(
+                control_plane.email, "org_main", f"t{n}", ["safes:read"], 30
+            )
+            inventory.add(
+                pat.token_id, guard.remember(value), name=f"t{n}", scopes=[], expires_at=None
+            )
+            values.append(value)
+    report = tmp_path / "report.json"
+    report.write_text(json.dumps({"findings": [{"fingerprint": fingerprint(v)} for v in values]}))
+    env = {**os.environ, **control_plane.env(), "HYGIENE_INVENTORY": postgres_url}
+    entry = "import sys; from hygiene.cli import revoke_leaked_main as m; sys.exit(m())"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", entry, str(report), "--yes", "--format", "json"],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(2)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        guard.capture(out, err)
+        assert proc.returncode == 0, err
+        # Each token ends revoked by one run and not_found (already gone) for the other.
+        summary = json.loads(out)["summary"]
+        assert summary["revoked"] + summary["not_found"] == len(values)
+    with open_inventory(postgres_url, create=False) as inventory:
+        assert {e.state for e in inventory.entries()} == {REVOKED}
