@@ -27,7 +27,6 @@ from typing import BinaryIO
 from hygiene.errors import InputError, UsageError
 from hygiene.gitcmd import git_output
 from hygiene.safefile import is_descriptor_path, is_pseudo, kind_of
-from hygiene.scan.matcher.linecount import Recount
 
 
 @dataclass(frozen=True)
@@ -243,34 +242,6 @@ def open_file(target: FileTarget) -> BinaryIO:
 
 
 _CHANGED = "changed since it was listed (now a symlink, a special or another file); not read"
-
-
-def fd_recount(file: BinaryIO, block: int = 1 << 20) -> Recount:
-    """A :data:`~hygiene.scan.matcher.linecount.Recount` reading the open ``file`` again
-    (positioned reads: the file is never reopened by name, and its position is kept)."""
-    fd = file.fileno()
-
-    def pread(n: int, at: int) -> bytes:
-        if hasattr(os, "pread"):
-            return os.pread(fd, n, at)
-        kept = file.tell()  # no pread (Windows): seek there and back
-        try:
-            file.seek(at)
-            return file.read(n)
-        finally:
-            file.seek(kept)
-
-    def recount(start: int, stop: int) -> int:
-        newlines = 0
-        while start < stop:
-            piece = pread(min(block, stop - start), start)
-            if not piece:
-                break
-            newlines += piece.count(b"\n")
-            start += len(piece)
-        return newlines
-
-    return recount
 
 
 # How long opening a FIFO may block before the user is told why the scan waits.

@@ -14,9 +14,9 @@ from hygiene.scan.decoders import finder_for, scan_buffer, scan_layers
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
-from hygiene.scan.matcher.linecount import Recount
+from hygiene.scan.matcher.linecount import Recount, fd_recount
 from hygiene.scan.matcher.needles import NeedleFinder
-from hygiene.scan.sources.files import FileTarget, Notice, fd_recount, open_file, open_target
+from hygiene.scan.sources.files import FileTarget, Notice, open_file, open_target
 
 
 def scan_stream(

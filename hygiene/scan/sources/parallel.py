@@ -22,7 +22,8 @@ from hygiene.scan.decoders.layers import HEAD_SIZE
 from hygiene.scan.findings import Finding, ScanResult, detection_for
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.engine import StreamScanner
-from hygiene.scan.sources.files import FileTarget, fd_recount, open_file
+from hygiene.scan.matcher.linecount import fd_recount
+from hygiene.scan.sources.files import FileTarget, open_file
 from hygiene.scan.sources.one_file import scan_target
 
 # A file's byte range whose newlines are to be counted: the file, start, end.

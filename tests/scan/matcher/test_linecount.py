@@ -8,16 +8,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hygiene.scan.matcher.linecount import LineCounter, file_recount
+from hygiene.scan.matcher.linecount import LineCounter, fd_recount
 
 
 @given(data=st.binary(max_size=300), start=st.integers(0, 300), stop=st.integers(0, 300))
-def test_file_recount_counts_exactly_the_range(
+def test_fd_recount_counts_exactly_the_range(
     tmp_path_factory: pytest.TempPathFactory, data: bytes, start: int, stop: int
 ) -> None:
     path = tmp_path_factory.mktemp("recount") / "f"
     path.write_bytes(data)
-    assert file_recount(str(path), block=7)(start, stop) == data[start:stop].count(b"\n")
+    with path.open("rb") as f:
+        assert fd_recount(f, block=7)(start, stop) == data[start:stop].count(b"\n")
 
 
 def test_held_regions_are_counted_when_too_much_waits() -> None:
