@@ -37,6 +37,20 @@ COMMANDS: dict[str, str] = {
     "inventory": "hygiene.commands.inventory:group",
 }
 
+# What `hygiene --help` says of each command: whole phrases (click would cut the docstrings'
+# first sentences at the terminal's width, mid-phrase).
+SHORT_HELP: dict[str, str] = {
+    "scan": "Find leaked tokens in files, the index, history or a pipe.",
+    "mask": "Copy files or a pipe with every secret masked.",
+    "tokens": "Create, register, list, export and import PATs.",
+    "revoke-leaked": "Revoke what a report, ids or a scan name as leaked.",
+    "fake-server": "Run the stand-in control plane on 127.0.0.1.",
+    "install-hooks": "Install the plain git hooks into this repository.",
+    "watch": "Follow logs; report (and revoke) each new leak.",
+    "rules": "Export the detection rules for other tools.",
+    "inventory": "Upgrade the token inventory's schema.",
+}
+
 # How the fields that domain errors name (``{since}``) are spelled on the command line.
 OPTION_NAMES: dict[str, str] = {
     "paths": "PATH",
@@ -83,7 +97,17 @@ class LazyGroup(click.Group):
         target = COMMANDS.get(cmd_name)
         if target is None:
             return None
-        return load_command(target)
+        command = load_command(target)
+        command.short_help = SHORT_HELP.get(cmd_name, command.short_help)
+        return _with_version(command) if cmd_name == "revoke-leaked" else command
+
+
+def _with_version(command: click.Command) -> click.Command:
+    """``revoke-leaked`` is a console script of its own: ``--version`` as every one has (the
+    same command under ``hygiene`` shows the same help)."""
+    if any("--version" in p.opts for p in command.params):
+        return command
+    return click.version_option(package_name=DISTRIBUTION, prog_name="revoke-leaked")(command)
 
 
 def load_command(target: str) -> click.Command:
@@ -142,13 +166,15 @@ def main(args: Sequence[str] | None = None) -> int:
 
 
 def revoke_leaked_main(args: Sequence[str] | None = None) -> int:
-    """Entry point of ``revoke-leaked``: the same command as ``hygiene revoke-leaked``."""
-    return _invoke(load_command(COMMANDS["revoke-leaked"]), args, "revoke-leaked")
+    """Entry point of ``revoke-leaked``: the same command as ``hygiene revoke-leaked``, with
+    ``--version`` as every top-level command has."""
+    return _invoke(_with_version(load_command(COMMANDS["revoke-leaked"])), args, "revoke-leaked")
 
 
 __all__ = [
     "COMMANDS",
     "OPTION_NAMES",
+    "SHORT_HELP",
     "cli",
     "click_error_line",
     "main",

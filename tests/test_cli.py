@@ -59,3 +59,23 @@ def test_revoke_leaked_is_the_same_command() -> None:
     assert out.returncode == direct.returncode == 0
     body = out.stdout.decode().split("\n", 1)[1]
     assert body == direct.stdout.decode().split("\n", 1)[1]
+
+
+def test_every_command_has_a_whole_summary_in_the_help() -> None:
+    from hygiene.cli import COMMANDS, SHORT_HELP
+
+    assert set(SHORT_HELP) == set(COMMANDS)
+    proc = run_hygiene(None, "--help")
+    assert proc.returncode == 0
+    listing = proc.stdout.decode()
+    for name, summary in SHORT_HELP.items():
+        assert f"{name}" in listing
+        assert summary in listing  # whole: click cuts what does not fit with "..."
+    assert "..." not in listing.split("Commands:", 1)[1]
+
+
+@pytest.mark.parametrize("prog", ["hygiene", "revoke-leaked"])
+def test_both_console_scripts_tell_their_version(prog: str) -> None:
+    proc = run_hygiene(None, "--version", prog=prog)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.decode().startswith(f"{prog}, version ")
