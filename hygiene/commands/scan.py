@@ -269,7 +269,14 @@ def literal_paths(args: list[str], valued: frozenset[str]) -> list[str]:
 @click.option("--all-files", is_flag=True, help="Scan every file `git ls-files` lists.")
 @click.option("--history", is_flag=True, help="Scan every line added by any commit.")
 @click.option("--since", metavar="REV", help="With --history: only REV..HEAD (or a range A..B).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default="text",
+    show_default=True,
+    help="text: one line a finding; json: for scripts and revoke-leaked; sarif: code scanning.",
+)
 @click.option("--output", metavar="FILE", help="Write the report to FILE (atomically).")
 @click.option("--baseline", metavar="FILE", help="Do not report fingerprints listed in FILE.")
 @click.option("--write-baseline", metavar="FILE", help="Record the findings' fingerprints.")

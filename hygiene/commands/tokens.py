@@ -183,7 +183,12 @@ def _table(rows: list[tuple[str, ...]]) -> str:
 
 @group.command(name="list")
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: a table; json: every field, and where the inventory lives.",
 )
 def list_(fmt: str) -> int:
     """List the inventory (where it lives on stderr): expiry, state, near-expiry flag."""
