@@ -1,7 +1,8 @@
 """The real secretlint, from the npm registry, runs the exported ``.secretlintrc.json``.
 
 The packages are installed once into pytest's cache folder (``.pytest_cache/d/``) and reused
-while their pinned versions match; CI has registry access, so a failed install fails.
+while their pinned versions match (without the cache provider, once per session); CI has
+registry access, so a failed install fails.
 """
 
 from __future__ import annotations
@@ -29,13 +30,17 @@ def _installed_version(prefix: Path) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def secretlint(pytestconfig: pytest.Config) -> Path:
-    """Path of the secretlint executable, installed from the npm registry if needed."""
+def secretlint(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Path of the secretlint executable, installed from the npm registry if needed (into
+    pytest's cache, or this session's temporary folder under ``-p no:cacheprovider``)."""
     npm = shutil.which("npm")
     if npm is None:
         pytest.fail("npm is missing: apt-get install -y npm (the secretlint test needs it)")
-    prefix = pytestconfig.cache.mkdir("secretlint-npm") if pytestconfig.cache else None
-    assert prefix is not None, "pytest's cache provider is disabled (-p no:cacheprovider)"
+    cache = getattr(pytestconfig, "cache", None)
+    if cache is not None:
+        prefix = cache.mkdir("secretlint-npm")
+    else:
+        prefix = tmp_path_factory.mktemp("secretlint-npm")
     if _installed_version(prefix) != SECRETLINT:
         proc = subprocess.run(
             [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", *PACKAGES],
