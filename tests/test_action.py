@@ -40,6 +40,7 @@ class Run:
     logs: list[bytes] = field(default_factory=list)
     uploads: list[dict[str, str]] = field(default_factory=list)
     outputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    summary: str = ""
 
     @property
     def failed(self) -> bool:
@@ -53,6 +54,9 @@ LINE_END = re.compile(r"\r\n|\r|\n")
 SCRIPT_COMMAND = re.compile(
     r"::stop-commands::[0-9a-f]{32}"
     r"|::(warning|error)( file=[^:,\s]+)?::aic-token-hygiene: [^\r\n]+"
+    # a finding's annotation: the file property escaped (no raw `:` `,`), numbers only
+    r"|::(warning|error) file=[^:,\r\n]+,line=[1-9][0-9]*,col=[1-9][0-9]*"
+    r"::aic-token-hygiene: [^\r\n]+"
 )
 
 
@@ -82,7 +86,8 @@ def assert_commands_are_the_scripts(run: Run) -> list[str]:
     acted = [c for log in run.logs for c in workflow_commands(log)]
     for command in acted:
         assert SCRIPT_COMMAND.fullmatch(command), command
-        assert "HOSTILE" not in command, command
+        if ",line=" not in command:  # an annotation names the hostile file, escaped
+            assert "HOSTILE" not in command, command
     return acted
 
 
@@ -178,6 +183,7 @@ def run_action(
         env = {"PATH": path, "HOME": os.environ.get("HOME", str(temp)), "RUNNER_TEMP": str(temp)}
         env.update({k: _substitute(str(v), context) for k, v in step.get("env", {}).items()})
         env["GITHUB_OUTPUT"] = str(output_file)
+        env["GITHUB_STEP_SUMMARY"] = str(temp / "step-summary.md")
         proc = subprocess.run(
             ["bash", "-e", "-c", _substitute(step["run"], context)],
             cwd=repo,
@@ -195,6 +201,9 @@ def run_action(
             run.outputs[step["id"]] = outputs
         if proc.returncode != 0:
             break  # later steps run on success() only (the upload's always() aside)
+    summary = temp / "step-summary.md"
+    run.summary = summary.read_text() if summary.exists() else ""
+    guard.capture(run.summary.encode())
     return run
 
 
