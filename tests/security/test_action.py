@@ -482,7 +482,7 @@ MARKDOWN_NAMES = [
 def test_hostile_file_names_are_annotated_as_data(
     git_repo: Path, tmp_path: Path, guard: SecretGuard, fmt: str
 ) -> None:
-    names = COMMAND_NAMES + ["a,line=1,col=1.py", "b:1.py", "c%3A%0A.py", "d%.py"]
+    names = [*COMMAND_NAMES, "a,line=1,col=1.py", "b:1.py", "c%3A%0A.py", "d%.py"]
     _leaky_repo(git_repo, guard, names)
     run = run_action(git_repo, tmp_path / "runner", guard, format=fmt, output="report.out")
     found = annotations(run)  # asserts every command is the scripts' own
@@ -503,7 +503,7 @@ def _table_rows(summary: str) -> list[str]:
 def test_the_summary_escapes_hostile_names(
     git_repo: Path, tmp_path: Path, guard: SecretGuard, fmt: str
 ) -> None:
-    _leaky_repo(git_repo, guard, MARKDOWN_NAMES + COMMAND_NAMES)
+    _leaky_repo(git_repo, guard, [*MARKDOWN_NAMES, *COMMAND_NAMES])
     run = run_action(git_repo, tmp_path / "runner", guard, format=fmt, output="report.out")
     assert_commands_are_the_scripts(run)
     rows = _table_rows(run.summary)
