@@ -569,3 +569,15 @@ def test_args_quoting_cannot_smuggle_the_settings(
         assert run.statuses == {"Scan": 2}, args
         [message] = assert_commands_are_the_scripts(run)
         assert "use the config input" in message
+
+
+@pytest.mark.parametrize(
+    ("line", "col"), [("1,title=x", "1"), ("1", "2::x"), ("0", "1"), ("", "3"), ("-1", "1")]
+)
+def test_an_annotations_line_and_column_are_numbers_or_left_out(
+    tmp_path: Path, line: str, col: str
+) -> None:
+    proc = _bash('gha_command error "$M" "$F" "$L" "$C"', tmp_path, M="m", F="a.py", L=line, C=col)
+    assert workflow_commands(proc.stdout) == ["::error file=a.py::m"]
+    numbered = _bash('gha_command error m "a,b:c" 12 3', tmp_path)
+    assert workflow_commands(numbered.stdout) == ["::error file=a%2Cb%3Ac,line=12,col=3::m"]
