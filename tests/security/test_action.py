@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -581,3 +582,20 @@ def test_an_annotations_line_and_column_are_numbers_or_left_out(
     assert workflow_commands(proc.stdout) == ["::error file=a.py::m"]
     numbered = _bash('gha_command error m "a,b:c" 12 3', tmp_path)
     assert workflow_commands(numbered.stdout) == ["::error file=a%2Cb%3Ac,line=12,col=3::m"]
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "json"])
+def test_a_name_that_is_not_utf8_is_annotated_and_summarized_as_text(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard, fmt: str
+) -> None:
+    name = os.fsdecode(b"bad\xff\n::error::HOSTILE.py")
+    (git_repo / name).write_text(f"T = '{guard.pat()}'\n")
+    git(git_repo, "--literal-pathspecs", "add", "--", name)
+    git(git_repo, "commit", "-qm", "bytes", "--no-verify")
+    run = run_action(git_repo, tmp_path / "runner", guard, format=fmt, output="report.out")
+    [annotation] = annotations(run)
+    assert "xff" in annotation["file"]
+    assert "\n" not in annotation["message"]
+    [row] = [r for r in run.summary.split("\n") if r.startswith("| ") and "bad" in r]
+    assert row.count("|") == 6
+    assert run.statuses == {"Scan": 0, "Verdict": 1}
