@@ -31,11 +31,21 @@ gha_escape_property() {
   printf '%s' "$value"
 }
 
-# gha_command NAME MESSAGE [FILE]: one workflow command written by the scripts themselves.
+# gha_command NAME MESSAGE [FILE [LINE COL]]: one workflow command written by the scripts
+# themselves. LINE and COL are taken only as positive numbers (they are not escaped).
 gha_command() {
-  local name="$1" message="$2" file="${3:-}"
-  if [ -n "$file" ]; then name="$name file=$(gha_escape_property "$file")"; fi
+  local name="$1" message="$2" file="${3:-}" line="${4:-}" col="${5:-}"
+  if [ -n "$file" ]; then
+    name="$name file=$(gha_escape_property "$file")"
+    if is_number "$line" && is_number "$col"; then name="$name,line=$line,col=$col"; fi
+  fi
   printf '::%s::%s\n' "$name" "$(gha_escape_data "$message")"
+}
+
+is_number() {
+  case "$1" in
+    "" | *[!0-9]* | 0*) return 1 ;;
+  esac
 }
 
 # gha_output NAME VALUE: one step output. A value holding CR or LF takes the delimiter form

@@ -12,6 +12,8 @@ ACTION_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$ACTION_DIR/lib.sh"
 # shellcheck source=action/config.sh
 . "$ACTION_DIR/config.sh"
+# shellcheck source=action/annotations.sh
+. "$ACTION_DIR/annotations.sh"
 
 hygiene="${HYGIENE:-hygiene}"
 mode="${INPUT_MODE:-}"
@@ -57,12 +59,19 @@ add_path() {
   esac
 }
 
-# The `args` input, every line, split on blanks. Settings are the `config` input's: a
-# pull request's scan must not take them from its head.
+# The `args` input split with shell quoting (split_args.py: nothing evaluated), so
+# `--baseline "my baseline.json"` is one file; what cannot be parsed is refused. Settings
+# are the `config` input's: a pull request's scan must not take them from its head.
 read_extra_args() {
-  local word
+  local word error
   extra=()
-  if [ -n "${INPUT_ARGS:-}" ]; then read -r -d '' -a extra <<<"$INPUT_ARGS" || true; fi
+  if [ -n "${INPUT_ARGS:-}" ]; then
+    if ! "${HYGIENE_PYTHON:-python3}" "$ACTION_DIR/split_args.py" >"$temp/args" 2>"$temp/args.err"; then
+      error="$(head -c 200 -- "$temp/args.err" | tr -d '\r\n')"
+      fail "args: not shell words (${error:-unreadable}); nothing was run"
+    fi
+    while IFS= read -r -d '' word; do extra+=("$word"); done <"$temp/args"
+  fi
   for word in ${extra[@]+"${extra[@]}"}; do
     case "$word" in
       --config | --config=* | --no-config) fail "args: use the config input (base, head or none), not $word" ;;
@@ -115,12 +124,10 @@ quoted scan_and_show || status=$?
 
 findings=""
 if [ "$status" -lt 2 ] && [ -f "$output" ] && [ "$format" != "text" ]; then
-  findings="$("${HYGIENE_PYTHON:-python3}" -c '
-import json, sys
-report = json.load(open(sys.argv[1], encoding="utf-8"))
-runs = report.get("runs")
-print(sum(len(r.get("results", [])) for r in runs) if runs is not None else len(report["findings"]))
-' "$output" 2>/dev/null || true)"
+  level=error
+  if [ "${INPUT_FAIL_ON_FINDINGS:-true}" = "false" ]; then level=warning; fi
+  annotate_findings "$output" "$level"
+  findings="$FINDINGS_COUNT"
 fi
 report=""
 if [ "$status" -lt 2 ] && [ -f "$output" ]; then report="$output"; fi

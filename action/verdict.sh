@@ -15,7 +15,7 @@ case "$code" in
     if [ "${INPUT_FAIL_ON_FINDINGS:-true}" = "false" ]; then
       gha_command warning "aic-token-hygiene: $findings finding(s); fail-on-findings is false"
     else
-      gha_command error "aic-token-hygiene: $findings finding(s) (masked in the report)"
+      gha_command error "aic-token-hygiene: $findings finding(s): see the annotations and the step summary (masked)"
       exit 1
     fi
     ;;

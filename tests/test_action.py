@@ -40,6 +40,7 @@ class Run:
     logs: list[bytes] = field(default_factory=list)
     uploads: list[dict[str, str]] = field(default_factory=list)
     outputs: dict[str, dict[str, str]] = field(default_factory=dict)
+    summary: str = ""
 
     @property
     def failed(self) -> bool:
@@ -53,6 +54,9 @@ LINE_END = re.compile(r"\r\n|\r|\n")
 SCRIPT_COMMAND = re.compile(
     r"::stop-commands::[0-9a-f]{32}"
     r"|::(warning|error)( file=[^:,\s]+)?::aic-token-hygiene: [^\r\n]+"
+    # a finding's annotation: the file property escaped (no raw `:` `,`), numbers only
+    r"|::(warning|error) file=[^:,\r\n]+,line=[1-9][0-9]*,col=[1-9][0-9]*"
+    r"::aic-token-hygiene: [^\r\n]+"
 )
 
 
@@ -82,7 +86,8 @@ def assert_commands_are_the_scripts(run: Run) -> list[str]:
     acted = [c for log in run.logs for c in workflow_commands(log)]
     for command in acted:
         assert SCRIPT_COMMAND.fullmatch(command), command
-        assert "HOSTILE" not in command, command
+        if ",line=" not in command:  # an annotation names the hostile file, escaped
+            assert "HOSTILE" not in command, command
     return acted
 
 
@@ -178,6 +183,7 @@ def run_action(
         env = {"PATH": path, "HOME": os.environ.get("HOME", str(temp)), "RUNNER_TEMP": str(temp)}
         env.update({k: _substitute(str(v), context) for k, v in step.get("env", {}).items()})
         env["GITHUB_OUTPUT"] = str(output_file)
+        env["GITHUB_STEP_SUMMARY"] = str(temp / "step-summary.md")
         proc = subprocess.run(
             ["bash", "-e", "-c", _substitute(step["run"], context)],
             cwd=repo,
@@ -195,6 +201,9 @@ def run_action(
             run.outputs[step["id"]] = outputs
         if proc.returncode != 0:
             break  # later steps run on success() only (the upload's always() aside)
+    summary = temp / "step-summary.md"
+    run.summary = summary.read_text() if summary.exists() else ""
+    guard.capture(run.summary.encode())
     return run
 
 
@@ -404,3 +413,134 @@ def test_install_step_installs_from_the_action_checkout(
         "Scan": 0,
         "Verdict": 1,
     }
+
+
+# --- findings where people look: annotations, the step summary, the args input -----------
+
+ANNOTATION = re.compile(
+    r"::(?P<level>error|warning) file=(?P<file>[^:,]+),line=(?P<line>\d+),col=(?P<col>\d+)"
+    r"::aic-token-hygiene: (?P<message>.*)"
+)
+UNESCAPE = {"%25": "%", "%0D": "\r", "%0A": "\n", "%3A": ":", "%2C": ","}
+
+
+def unescape(value: str) -> str:
+    """A command's value as the runner reads it back."""
+    return re.sub("|".join(UNESCAPE), lambda m: UNESCAPE[m.group()], value)
+
+
+def annotations(run: Run) -> list[dict[str, str]]:
+    """The findings' annotations the runner would make, values unescaped."""
+    found = []
+    for command in assert_commands_are_the_scripts(run):
+        match = ANNOTATION.fullmatch(command)
+        if match:
+            found.append({k: unescape(v) for k, v in match.groupdict().items()})
+    return found
+
+
+def _json_findings(repo: Path, name: str) -> list[dict[str, Any]]:
+    findings: list[dict[str, Any]] = json.loads((repo / name).read_text())["findings"]
+    return findings
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "json"])
+def test_each_finding_is_an_annotation_and_a_summary_row(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard, fmt: str
+) -> None:
+    (git_repo / "src").mkdir()
+    _commit(git_repo, "src/a.py", f"\nA = '{guard.pat()}'\n", "one")
+    _commit(git_repo, "b.md", f"Authorization: Bearer {guard.session_token()}\n", "two")
+    run = run_action(git_repo, tmp_path / "runner", guard, format=fmt, output="r.out")
+    assert run.statuses == {"Scan": 0, "Verdict": 1}
+    # the same scan's json report says what each annotation must say
+    args = ["scan", "--all-files", "--format", "json", "--output", "expected.json"]
+    subprocess.run([console_script("hygiene"), *args], cwd=git_repo, check=False, timeout=300)
+    expected = sorted(_json_findings(git_repo, "expected.json"), key=lambda f: f["path"])
+    got = sorted(annotations(run), key=lambda a: a["file"])
+    assert [(a["level"], a["file"], a["line"], a["col"]) for a in got] == [
+        ("error", f["path"], str(f["line"]), str(f["column"])) for f in expected
+    ]
+    for annotation, f in zip(got, expected, strict=True):
+        short = f["fingerprint"].split(":", 1)[1][:12]
+        where = f"{f['path']}:{f['line']}:{f['column']}"
+        assert annotation["message"] == f"{where}: {f['type']} {f['masked']} {short}"
+        assert f"| {f['type'].replace('_', '&#95;')} |" in run.summary
+        assert short in run.summary
+    assert "src/a&#46;py | 2 |" in run.summary
+    assert "2 finding(s)" in run.summary
+    assert run.outputs["scan"]["findings"] == "2"
+
+
+def test_without_code_scanning_the_findings_are_still_shown(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    _commit(git_repo, "config.py", f"TOKEN = '{guard.pat()}'\n", "leak")
+    run = run_action(
+        git_repo, tmp_path / "runner", guard, upload_sarif="false", fail_on_findings="false"
+    )
+    # (run_action does not evaluate `if`: the upload step's asks for upload-sarif true)
+    [upload] = [s for s in STEPS if "uses" in s]
+    assert "inputs.upload-sarif == 'true'" in upload["if"]
+    [annotation] = annotations(run)
+    assert (annotation["level"], annotation["file"]) == ("warning", "config.py")
+    assert "| config&#46;py | 1 | aic-pat |" in run.summary
+    assert run.statuses == {"Scan": 0, "Verdict": 0}
+
+
+def test_at_most_50_annotations_and_a_count_of_the_rest(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    for index in range(57):
+        (git_repo / f"leak{index:02}.py").write_text(f"T = '{guard.pat()}'\n")
+    run = run_action(git_repo, tmp_path / "runner", guard, paths=".", format="json")
+    assert run.outputs["scan"]["findings"] == "57"
+    assert len(annotations(run)) == 50
+    acted = assert_commands_are_the_scripts(run)
+    assert "::error::aic-token-hygiene: 7 more finding(s) not annotated" in "\n".join(acted)
+    assert run.summary.count("| aic-pat |") == 57  # the summary lists every one
+
+
+def test_history_annotations_name_the_commit(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    leaked = _commit(git_repo, "c.txt", f"key={guard.pat()}\n", "leak")
+    _commit(git_repo, "c.txt", "removed\n", "hide")
+    run = run_action(git_repo, tmp_path / "runner", guard, mode="history")
+    [annotation] = annotations(run)
+    assert annotation["file"] == "c.txt"
+    assert annotation["message"].startswith(f"{leaked[:12]}:c.txt:1:5: aic-pat ")
+    assert f"| {leaked[:12]}&#58;c&#46;txt | 1 |" in run.summary
+
+
+def test_text_format_keeps_the_report_in_the_log_without_annotations(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    _commit(git_repo, "config.py", f"TOKEN = '{guard.pat()}'\n", "leak")
+    run = run_action(git_repo, tmp_path / "runner", guard, format="text", output="r.txt")
+    assert annotations(run) == []
+    assert b"config.py:1:10: aic-pat " in run.logs[0]
+    assert run.statuses == {"Scan": 0, "Verdict": 1}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        '--exclude "dir with space/*"',
+        "--exclude 'dir with space/*'",
+        "--exclude dir\\ with\\ space/*",
+        '--exclude="dir with space/*"',
+        '\n  --exclude\n  "dir with space/*"\n',
+    ],
+)
+def test_args_keep_their_quoting(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard, args: str
+) -> None:
+    (git_repo / "dir with space").mkdir()
+    (git_repo / "dir with space" / "a.py").write_text(f"T = '{guard.pat()}'\n")
+    _commit(git_repo, "b.py", f"T = '{guard.pat()}'\n", "leaks")
+    git(git_repo, "add", "dir with space/a.py")
+    git(git_repo, "commit", "-qm", "space", "--no-verify")
+    run = run_action(git_repo, tmp_path / "runner", guard, args=args, format="json")
+    assert run.outputs["scan"]["exit-code"] == "1", run.logs
+    assert [f["path"] for f in _json_findings(git_repo, "aic-token-hygiene.sarif")] == ["b.py"]

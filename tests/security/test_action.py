@@ -6,7 +6,9 @@ one the scripts wrote, and no secret reaches the log."""
 
 from __future__ import annotations
 
+import html
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -19,6 +21,7 @@ from tests.test_action import (
     Run,
     _commit,
     _head,
+    annotations,
     assert_commands_are_the_scripts,
     read_outputs,
     run_action,
@@ -457,3 +460,142 @@ def test_every_bracket_has_a_fresh_token(tmp_path: Path) -> None:
     assert len(tokens) == 8
     assert len(set(tokens)) == 8
     assert all(re.fullmatch(rb"[0-9a-f]{32}", t) for t in tokens)
+
+
+# --- annotations and the step summary name hostile files ---------------------------------
+
+# Names that would end a summary cell, row or table, open a code span, write HTML or a link.
+MARKDOWN_NAMES = [
+    "a|b.py",
+    "`code`.py",
+    "<script>alert(1)<\\script>.py",
+    "<img src=x onerror=alert(1)>.py",
+    "[click](https:evil.example).py",
+    "new\n| x | 1 | forged | row | here |.py",
+    "&lt;amp;.py",
+    "<!-- hide.py",
+    "*bold* _em_ ~~s~~.py",
+    "\\|escaped.py",
+]
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "json"])
+def test_hostile_file_names_are_annotated_as_data(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard, fmt: str
+) -> None:
+    names = [*COMMAND_NAMES, "a,line=1,col=1.py", "b:1.py", "c%3A%0A.py", "d%.py"]
+    _leaky_repo(git_repo, guard, names)
+    run = run_action(git_repo, tmp_path / "runner", guard, format=fmt, output="report.out")
+    found = annotations(run)  # asserts every command is the scripts' own
+    assert sorted(a["file"] for a in found) == sorted(names)
+    for annotation in found:
+        assert annotation["line"] == "1"
+        assert annotation["col"] == "10"
+        assert "\n" not in annotation["message"]
+        assert "\r" not in annotation["message"]
+    assert run.statuses == {"Scan": 0, "Verdict": 1}
+
+
+def _table_rows(summary: str) -> list[str]:
+    return [line for line in summary.split("\n") if line.startswith("|")]
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "json"])
+def test_the_summary_escapes_hostile_names(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard, fmt: str
+) -> None:
+    _leaky_repo(git_repo, guard, [*MARKDOWN_NAMES, *COMMAND_NAMES])
+    run = run_action(git_repo, tmp_path / "runner", guard, format=fmt, output="report.out")
+    assert_commands_are_the_scripts(run)
+    rows = _table_rows(run.summary)
+    assert len(rows) == 2 + len(MARKDOWN_NAMES) + len(COMMAND_NAMES)  # header, rule, one each
+    for row in rows[2:]:
+        # five cells: no `|` but the table's, no HTML, no code span, no link, no emphasis
+        assert row.count("|") == 6, row
+        assert not set(row) & set("<>`[]*_~\\\r"), row
+        assert "&" not in re.sub(r"&#[0-9]+;", "", row), row  # entities only: ours
+    # a cell's entities read back to the exact name (C-escaped where it holds a newline)
+    cells = [html.unescape(row.split("|")[1].strip()) for row in rows[2:]]
+    shown = {n if n.isprintable() else json.dumps(n)[1:-1] for n in MARKDOWN_NAMES}
+    assert shown <= set(cells)
+    assert run.summary.startswith(f"### aic-token-hygiene: {len(rows) - 2} finding(s)\n\n|")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        '--exclude "$(touch PWNED)"',
+        "--exclude $(touch PWNED)",
+        "--exclude `touch PWNED`",
+        "--exclude x; touch PWNED",
+        "--exclude x && touch PWNED",
+        "--exclude ${IFS}$(touch${IFS}PWNED)",
+        "--exclude 'x' | touch PWNED",
+    ],
+)
+def test_args_are_never_evaluated(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard, args: str
+) -> None:
+    _commit(git_repo, "a.py", f"T = '{guard.pat()}'\n", "leak")
+    run = run_action(git_repo, tmp_path / "runner", guard, args=args)
+    assert not (git_repo / "PWNED").exists()
+    assert not (tmp_path / "runner" / "PWNED").exists()
+    assert run.outputs["scan"]["exit-code"] in ("1", "2")
+    assert_commands_are_the_scripts(run)
+
+
+@pytest.mark.parametrize(
+    "args", ['--exclude "unclosed', "--exclude 'unclosed", "--exclude trailing\\", "'a\"b"]
+)
+def test_args_that_cannot_be_parsed_are_refused(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard, args: str
+) -> None:
+    _commit(git_repo, "a.py", f"T = '{guard.pat()}'\n", "leak")
+    run = run_action(git_repo, tmp_path / "runner", guard, args=args)
+    assert run.statuses == {"Scan": 2}
+    assert run.outputs["scan"]["exit-code"] == "2"
+    [message] = assert_commands_are_the_scripts(run)
+    assert message.startswith("::error::aic-token-hygiene: args: not shell words (")
+    assert not (git_repo / "aic-token-hygiene.sarif").exists()
+
+
+def test_args_quoting_cannot_smuggle_the_settings(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    _commit(git_repo, "a.py", f"T = '{guard.pat()}'\n", "leak")
+    for index, args in enumerate(
+        ("'--no-config'", '"--config=x.toml"', "--con''fig x", "\\--no-config")
+    ):
+        run = run_action(git_repo, tmp_path / f"r{index}", guard, args=args)
+        assert run.statuses == {"Scan": 2}, args
+        [message] = assert_commands_are_the_scripts(run)
+        assert "use the config input" in message
+
+
+@pytest.mark.parametrize(
+    ("line", "col"), [("1,title=x", "1"), ("1", "2::x"), ("0", "1"), ("", "3"), ("-1", "1")]
+)
+def test_an_annotations_line_and_column_are_numbers_or_left_out(
+    tmp_path: Path, line: str, col: str
+) -> None:
+    proc = _bash('gha_command error "$M" "$F" "$L" "$C"', tmp_path, M="m", F="a.py", L=line, C=col)
+    assert workflow_commands(proc.stdout) == ["::error file=a.py::m"]
+    numbered = _bash('gha_command error m "a,b:c" 12 3', tmp_path)
+    assert workflow_commands(numbered.stdout) == ["::error file=a%2Cb%3Ac,line=12,col=3::m"]
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "json"])
+def test_a_name_that_is_not_utf8_is_annotated_and_summarized_as_text(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard, fmt: str
+) -> None:
+    name = os.fsdecode(b"bad\xff\n::error::HOSTILE.py")
+    (git_repo / name).write_text(f"T = '{guard.pat()}'\n")
+    git(git_repo, "--literal-pathspecs", "add", "--", name)
+    git(git_repo, "commit", "-qm", "bytes", "--no-verify")
+    run = run_action(git_repo, tmp_path / "runner", guard, format=fmt, output="report.out")
+    [annotation] = annotations(run)
+    assert "xff" in annotation["file"]
+    assert "\n" not in annotation["message"]
+    [row] = [r for r in run.summary.split("\n") if r.startswith("| ") and "bad" in r]
+    assert row.count("|") == 6
+    assert run.statuses == {"Scan": 0, "Verdict": 1}
