@@ -51,6 +51,9 @@ def _load_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        # Nesting deeper than the parser's stack (a few thousand brackets), in no real report.
+        raise InputError(f"{path}: nested too deeply to be a report") from None
 
 
 def _scan_findings(path: Path, findings: list[Any]) -> list[Leak]:
