@@ -69,7 +69,7 @@ class Result:
             data["where"] = self.where
         if self.issuer:
             data["issuer"] = self.issuer
-        if self.next_step:
+        if self.issuer or self.next_step:
             data["next_step"] = self.next_step
         return data
 
