@@ -65,6 +65,8 @@ def _interaction(console: Console, stop: StopRequest) -> Interaction:
 
 def show(outcome: Outcome, fmt: str, console: Console) -> int:
     """Print the outcome (results on stdout, errors and a summary on stderr); the exit status."""
+    for note in outcome.notes:  # guidance first: it explains the results below
+        print(f"{PROG}: {one_line(note)}", file=console.stderr)
     if outcome.declined:
         print(f"{PROG}: nothing revoked", file=console.stderr)
         return EXIT_FINDINGS
@@ -152,8 +154,8 @@ def command(
     fmt: str,
     yes: bool,
 ) -> int:
-    """Revoke leaked PATs: REPORT files (`hygiene scan --format json` reports or
-    detect-secrets baselines) resolved through the token inventory, or token ids; with
+    """Revoke leaked PATs: REPORT files (`hygiene scan --format json` or `--format sarif`
+    reports, or detect-secrets baselines) resolved through the token inventory, or token ids; with
     --scan, also log out leaked session tokens (statuses logged_out / not_live).
 
     A report holds no token values, so its bearer-token findings stay unresolved: --scan the

@@ -22,6 +22,7 @@ from hygiene.errors import HygieneError, UsageError, one_line
 from hygiene.inventory import REVOKED as STATE_REVOKED
 from hygiene.inventory import Inventory, Location, default_location, open_inventory
 from hygiene.progress import ShowItems, ShowScan, no_items, no_scan
+from hygiene.revoke.guide import inventory_note, question
 from hygiene.revoke.inputs import Leak, check_token_id, load_report, parse_ids, read_ids
 from hygiene.revoke.plan import (
     ALREADY_REVOKED,
@@ -87,6 +88,7 @@ class Outcome:
     dry_run: bool = False
     declined: bool = False
     logout_error: str | None = None  # the closing logout failed (results still stand)
+    notes: list[str] = field(default_factory=list)  # guidance, e.g. an empty inventory
     signum: int | None = None  # the run was stopped by this signal (what was sent is here)
 
 
@@ -181,15 +183,6 @@ def _log_out(
         return log_out_all(sessions, base_url, on_done=done, stop=talk.stop, deadline=deadline)
 
 
-def _question(plan: Plan, sessions: list[SessionTarget], base_url: str) -> str:
-    pats, logouts = len(plan.targets), len(sessions)
-    if not logouts:
-        return f"Revoke {pats} token(s) at {base_url}?"
-    if not pats:
-        return f"Log out {logouts} leaked session(s) at {base_url}?"
-    return f"Revoke {pats} token(s) and log out {logouts} leaked session(s) at {base_url}?"
-
-
 def _collect(
     opts: RevokeOptions, env: Mapping[str, str], stdin: TextIO, progress: ShowScan = no_scan
 ) -> tuple[Plan, Scanned]:
@@ -206,8 +199,11 @@ def _collect(
             scanned = scan_paths(opts.scan, stdin, counts)
     else:
         scanned = Scanned()
-    with open_inventory(default_location(env), create=False) as inventory:
-        return make_plan([*leaks, *scanned.pats], ids, inventory), scanned
+    location = default_location(env)
+    with open_inventory(location, create=False) as inventory:
+        plan = make_plan([*leaks, *scanned.pats], ids, inventory)
+        plan.note = inventory_note(location, inventory, plan)
+    return plan, scanned
 
 
 def _split(
@@ -255,7 +251,8 @@ def _dry_run(
         for t in plan.targets
     ]
     would += [s.result(WOULD_LOG_OUT) for s in sessions]
-    return Outcome([*would, *foreign, *plan.unresolved], errors, dry_run=True)
+    notes = [plan.note] if plan.note else []
+    return Outcome([*would, *foreign, *plan.unresolved], errors, dry_run=True, notes=notes)
 
 
 def revoke_leaked(
@@ -280,14 +277,15 @@ def revoke_leaked(
     config = read_config(env, can_ask=talk.prompt is not None) if plan.targets else None
     base_url = config.base_url if config is not None else service_url(env) if sessions else ""
     asking = bool(base_url) and talk.interactive and not opts.yes
-    if asking and not talk.confirm(_question(plan, sessions, base_url)):
-        return Outcome(foreign, declined=True)
+    notes = [plan.note] if plan.note else []
+    if asking and not talk.confirm(question(plan, sessions, base_url)):
+        return Outcome(foreign, declined=True, notes=notes)
     talk.stop.check()
     if config is not None:
         config = ask_password(config, talk.prompt)
         talk.stop.check()
     with talk.stop.shield():
-        outcome = Outcome(errors=list(scanned.errors))
+        outcome = Outcome(errors=list(scanned.errors), notes=notes)
         if config is not None:
             done = _revoke(plan, config, talk, make_client, default_location(env))
             outcome.results, outcome.logout_error = done.results, done.logout_error

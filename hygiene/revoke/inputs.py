@@ -6,7 +6,10 @@ Accepted report shapes (JSON):
 * a detect-secrets baseline: ``{"results": {path: [{"hashed_secret": sha1, "type": ...}]}}``.
   Entries of other secret types (AWS keys, ...) that no inventory entry matches are not this
   service's tokens and are skipped rather than reported ``unresolved``;
-* a hygiene baseline: ``{"version": 1, "fingerprints": ["sha256:..."]}``.
+* a hygiene baseline: ``{"version": 1, "fingerprints": ["sha256:..."]}``;
+* ``hygiene scan --format sarif`` (what the Action writes): each result's
+  ``partialFingerprints["secretFingerprint/v1"]``, its ``ruleId``, first location and
+  ``properties.masked``.
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ def _load_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        # Nesting deeper than the parser's stack (a few thousand brackets), in no real report.
+        raise InputError(f"{path}: nested too deeply to be a report") from None
 
 
 def _scan_findings(path: Path, findings: list[Any]) -> list[Leak]:
@@ -79,9 +85,49 @@ def _baseline_findings(path: Path, results: dict[str, Any]) -> list[Leak]:
     return out
 
 
+SARIF_FINGERPRINT = "secretFingerprint/v1"
+
+
+def _sarif_where(result: dict[str, Any]) -> str:
+    # Only what hygiene itself writes; anything else in a hostile report is left out.
+    locations = result.get("locations")
+    first = locations[0] if isinstance(locations, list) and locations else None
+    physical = first.get("physicalLocation") if isinstance(first, dict) else None
+    if not isinstance(physical, dict):
+        return ""
+    artifact, region = physical.get("artifactLocation"), physical.get("region")
+    uri = artifact.get("uri") if isinstance(artifact, dict) else None
+    line = region.get("startLine") if isinstance(region, dict) else None
+    shown_line = str(line) if isinstance(line, int) and not isinstance(line, bool) else ""
+    return f"{uri if isinstance(uri, str) else ''}:{shown_line}".strip(":")
+
+
+def _sarif_findings(path: Path, runs: list[Any]) -> list[Leak]:
+    out = []
+    for run in runs:
+        results = run.get("results") if isinstance(run, dict) else None
+        if not isinstance(results, list):
+            raise InputError(f"{path}: a SARIF run without a results list")
+        for number, item in enumerate(results, 1):
+            item = item if isinstance(item, dict) else {}
+            prints = item.get("partialFingerprints")
+            fp = prints.get(SARIF_FINGERPRINT) if isinstance(prints, dict) else None
+            if not isinstance(fp, str) or not _FINGERPRINT.fullmatch(fp):
+                message = f"{path}: SARIF result {number} has no valid {SARIF_FINGERPRINT}"
+                raise InputError(message)
+            rule, props = item.get("ruleId"), item.get("properties")
+            masked = props.get("masked") if isinstance(props, dict) else None
+            kind = rule if isinstance(rule, str) else AIC_PAT
+            shown = masked if isinstance(masked, str) else ""
+            out.append(Leak(fp, kind, _sarif_where(item), shown))
+    return out
+
+
 def load_report(path: Path) -> list[Leak]:
     """The findings of one report or baseline file; InputError for anything else."""
     data = _load_json(path)
+    if isinstance(data, dict) and isinstance(data.get("runs"), list):
+        return _sarif_findings(path, data["runs"])
     if isinstance(data, dict) and isinstance(data.get("findings"), list):
         return _scan_findings(path, data["findings"])
     if isinstance(data, dict) and isinstance(data.get("results"), dict):
@@ -89,7 +135,8 @@ def load_report(path: Path) -> list[Leak]:
     if isinstance(data, dict) and isinstance(data.get("fingerprints"), list):
         return _scan_findings(path, [{"fingerprint": fp} for fp in data["fingerprints"]])
     raise InputError(
-        f"{path}: neither a `hygiene scan --format json` report nor a detect-secrets baseline"
+        f"{path}: neither a `hygiene scan --format json` or `--format sarif` report nor a "
+        "detect-secrets baseline"
     )
 
 

@@ -52,6 +52,8 @@ def _line(result: Result) -> str:
         parts.append(one_line(" ".join(p for p in (result.where, result.masked) if p)))
     if result.issuer:
         parts.append(one_line(f"issuer: {result.issuer}; not sent; {result.next_step}"))
+    elif result.next_step:
+        parts.append(one_line(f"next: {result.next_step}"))
     return "  ".join(parts)
 
 

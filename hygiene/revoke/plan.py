@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from hygiene.detection import BEARER_TOKEN
 from hygiene.inventory import Entry, Inventory
@@ -18,6 +18,11 @@ WOULD_REVOKE, WOULD_LOG_OUT, ALREADY_REVOKED = "would_revoke", "would_log_out", 
 STATUSES = (REVOKED, NOT_FOUND, FAILED, UNRESOLVED, LOGGED_OUT, NOT_LIVE, FOREIGN)
 DRY_RUN_STATUSES = (WOULD_REVOKE, WOULD_LOG_OUT, ALREADY_REVOKED)
 SESSION_HINT = "a session token: --scan the files that hold it to log it out"
+# What a user does about a PAT the inventory does not know (it cannot be revoked by hash).
+UNRESOLVED_STEP = (
+    "not in the token inventory: record it (`hygiene tokens register --token-id ID < value`, "
+    "or `hygiene tokens import FILE`) and run again, or revoke it by id (--token-id ID)"
+)
 # The statuses after which nothing is left to do.
 SETTLED = (REVOKED, NOT_FOUND, LOGGED_OUT, NOT_LIVE, *DRY_RUN_STATUSES)
 
@@ -31,6 +36,10 @@ class Target:
     fingerprint: str | None = None
     org_id: str | None = None
     state: str | None = None
+    # For the confirmation question: the inventory's name, and where the leak was seen.
+    name: str = ""
+    masked: str = ""
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,7 @@ class Result:
     where: str = ""
     masked: str = ""
     issuer: str = ""  # foreign: who issued it
-    next_step: str = ""  # foreign: where a human revokes it
+    next_step: str = ""  # foreign: where a human revokes it; unresolved: how to resolve it
 
     def as_json(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -60,6 +69,7 @@ class Result:
             data["where"] = self.where
         if self.issuer:
             data["issuer"] = self.issuer
+        if self.issuer or self.next_step:
             data["next_step"] = self.next_step
         return data
 
@@ -68,6 +78,19 @@ class Result:
 class Plan:
     targets: list[Target] = field(default_factory=list)
     unresolved: list[Result] = field(default_factory=list)
+    note: str | None = None  # why PATs stay unresolved, when the inventory is the reason
+
+
+def _unresolved(finding: Leak) -> Result:
+    fp = finding.key if finding.key.startswith("sha256:") else None
+    # A report holds no value, so a session token named there cannot be logged out.
+    if finding.type == BEARER_TOKEN:
+        return Result(
+            None, fp, UNRESOLVED, error=SESSION_HINT, where=finding.where, masked=finding.masked
+        )
+    return Result(
+        None, fp, UNRESOLVED, where=finding.where, masked=finding.masked, next_step=UNRESOLVED_STEP
+    )
 
 
 def make_plan(findings: Iterable[Leak], ids: Iterable[str], inventory: Inventory) -> Plan:
@@ -76,13 +99,15 @@ def make_plan(findings: Iterable[Leak], ids: Iterable[str], inventory: Inventory
     seen_ids: set[str] = set()
     seen_keys: set[str] = set()
 
-    def add(token_id: str, entry: Entry | None) -> None:
+    def add(token_id: str, entry: Entry | None, leak: Leak | None = None) -> None:
         if token_id not in seen_ids:
             seen_ids.add(token_id)
+            masked, where = (leak.masked, leak.where) if leak is not None else ("", "")
             if entry is None:
-                plan.targets.append(Target(token_id))
+                plan.targets.append(Target(token_id, masked=masked, where=where))
             else:
-                plan.targets.append(Target(token_id, entry.fingerprint, entry.org_id, entry.state))
+                target = Target(token_id, entry.fingerprint, entry.org_id, entry.state)
+                plan.targets.append(replace(target, name=entry.name, masked=masked, where=where))
 
     for finding in findings:
         if finding.key in seen_keys:
@@ -90,14 +115,9 @@ def make_plan(findings: Iterable[Leak], ids: Iterable[str], inventory: Inventory
         seen_keys.add(finding.key)
         entry = inventory.by_fingerprint(finding.key)
         if entry is not None:
-            add(entry.token_id, entry)
+            add(entry.token_id, entry, finding)
         elif finding.required:
-            fp = finding.key if finding.key.startswith("sha256:") else None
-            # A report holds no value, so a session token named there cannot be logged out.
-            hint = SESSION_HINT if finding.type == BEARER_TOKEN else None
-            plan.unresolved.append(
-                Result(None, fp, UNRESOLVED, error=hint, where=finding.where, masked=finding.masked)
-            )
+            plan.unresolved.append(_unresolved(finding))
     for token_id in ids:
         add(token_id, inventory.get(token_id))
     return plan
@@ -115,6 +135,7 @@ __all__ = [
     "SETTLED",
     "STATUSES",
     "UNRESOLVED",
+    "UNRESOLVED_STEP",
     "WOULD_LOG_OUT",
     "WOULD_REVOKE",
     "Plan",

@@ -85,6 +85,8 @@ def test_declined_confirmation_sends_nothing(world: World, guard: SecretGuard) -
     console = declining_console(asked)
     opts = RevokeOptions(token_ids=(world.leaks[0].token_id,))
     assert revoke_leaked(opts, world.env(), console) == 1
-    assert asked == [f"Revoke 1 token(s) at {world.plane.base_url}?"]
+    [shown] = asked  # what will be revoked, then the question
+    assert shown.splitlines()[-1] == f"Revoke 1 token(s) at {world.plane.base_url}?"
+    assert world.leaks[0].token_id in shown
     assert world.plane.requests == []
     assert not world.plane.state.pat(world.leaks[0].token_id).revoked

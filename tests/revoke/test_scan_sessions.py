@@ -331,6 +331,9 @@ def test_a_terminal_is_asked_first_and_a_no_sends_nothing(
     assert revoke_leaked(opts, incident.env(), console) == 1
     guard.capture(console.stdout.getvalue(), console.stderr.getvalue())  # type: ignore[attr-defined]
     base = incident.plane.base_url
-    assert asked == [f"Revoke 1 token(s) and log out 2 leaked session(s) at {base}?"]
+    [shown] = asked  # what will be revoked and logged out, then the question
+    last = shown.splitlines()[-1]
+    assert last == f"Revoke 1 token(s) and log out 2 leaked session(s) at {base}?"
+    assert "To log out (2):" in shown
     assert incident.plane.requests == []
     assert status_with(incident.plane, incident.live) == 200
