@@ -11,9 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from detect_secrets.plugins.base import BasePlugin
+from hygiene.integrations.detect_secrets.extra import require_detect_secrets
 
-from hygiene.detection import AIC_PAT, find_secrets
+require_detect_secrets()  # without the extra: one line saying how to install it, not a traceback
+
+from detect_secrets.plugins.base import BasePlugin  # noqa: E402
+
+from hygiene.detection import AIC_PAT, find_secrets  # noqa: E402
 
 SECRET_TYPE = "AIC Personal Access Token"  # noqa: S105 - written into baselines: never rename
 
