@@ -7,14 +7,12 @@ how to install it (:class:`hygiene.errors.MissingExtra`).
 
 from __future__ import annotations
 
-from typing import Any
-
 from hygiene.integrations.detect_secrets.hook import run_audit, run_hook
 
 _FROM_PLUGIN = frozenset({"SECRET_TYPE", "AicTokenDetector"})
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _FROM_PLUGIN:
         from hygiene.integrations.detect_secrets import plugin
 

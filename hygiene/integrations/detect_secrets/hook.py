@@ -84,8 +84,9 @@ def check_baseline_plugins(path: str) -> None:
         if isinstance(location, str) and not os.path.exists(location.removeprefix("file://")):
             raise InputError(
                 f"baseline {path} names plugin {plugin.get('name')} at {location}, which does "
-                "not exist here: nothing would be scanned. Regenerate the baseline with a "
-                "relative path (file://plugins/aic_tokens.py) or drop the entry"
+                "not exist here: nothing would be scanned. Drop that entry (aic-detect-secrets "
+                "loads the plugin itself) or regenerate the baseline here with "
+                '`detect-secrets scan --plugin "$(hygiene plugin-path)"`'
             )
 
 

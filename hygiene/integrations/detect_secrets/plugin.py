@@ -2,8 +2,9 @@
 
 A thin layer over :func:`hygiene.detection.find_secrets` (no pattern of its own). It never
 verifies over the network (detect-secrets would call ``verify`` twice per match and abort the
-scan on any non-``requests`` exception). ``plugins/aic_tokens.py`` re-exports it for
-``detect-secrets scan --plugin``; :mod:`hygiene.integrations.detect_secrets.hook` loads it by
+scan on any non-``requests`` exception). ``hygiene plugin-path`` prints this file's path for
+``detect-secrets scan --plugin`` (``plugins/aic_tokens.py``, in this repository only,
+re-exports it); :mod:`hygiene.integrations.detect_secrets.hook` loads it by
 this file's path; ``hygiene/scan/ds_plugin.py`` re-exports it for baselines that name that path.
 """
 
