@@ -15,7 +15,7 @@ from packaging.requirements import Requirement
 
 from hygiene.detection import sha1_hex
 from hygiene.integrations.detect_secrets.extra import INSTALL_HINT, REQUIREMENT
-from tests.helpers import REPO_ROOT, SecretGuard, console_script, run_hygiene
+from tests.helpers import REPO_ROOT, SecretGuard, console_script, git, run_hygiene
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -215,3 +215,38 @@ def test_real_detect_secrets_scans_with_plugin_path_outside_the_checkout(
         if r["type"] == "AIC Personal Access Token"
     }
     assert found == {("client.py", 1, sha1_hex(pats[0])), ("settings.env", 2, sha1_hex(pats[1]))}
+
+
+def test_a_baseline_written_with_plugin_path_works_with_both_hooks(
+    git_repo: Path, guard: SecretGuard
+) -> None:
+    # A service's repository (no plugins/ folder): the baseline names the installed module.
+    (git_repo / "old.py").write_text(f"T = '{guard.pat()}'\n")
+    git(git_repo, "add", ".")  # detect-secrets scans what git tracks
+    plugin = _plugin_path(guard)
+    scan = _detect_secrets(guard, git_repo, "detect-secrets", "scan", "--plugin", plugin)
+    assert scan.returncode == 0, scan.stderr
+    (git_repo / ".secrets.baseline").write_bytes(scan.stdout)
+    (git_repo / "new.py").write_text(f"T = '{guard.pat()}'\n")
+    git(git_repo, "add", ".")
+    plain = _detect_secrets(
+        guard, git_repo, "detect-secrets-hook", "--baseline", ".secrets.baseline", "new.py"
+    )
+    assert plain.returncode == 1, plain.stderr
+    assert b"AIC Personal Access Token" in plain.stdout
+    assert b"new.py:1" in plain.stdout
+    ours = subprocess.run(
+        [sys.executable, "-m", HOOK_MODULE, "--baseline", ".secrets.baseline", "--", "new.py"],
+        cwd=git_repo,
+        capture_output=True,
+        timeout=180,
+        check=False,
+    )
+    guard.capture(ours.stdout, ours.stderr)
+    assert ours.returncode == 1, ours.stderr
+    assert b"AIC Personal Access Token" in ours.stdout
+    # The baselined token is not reported again.
+    again = _detect_secrets(
+        guard, git_repo, "detect-secrets-hook", "--baseline", ".secrets.baseline", "old.py"
+    )
+    assert again.returncode == 0, again.stdout
