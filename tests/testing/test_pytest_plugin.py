@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from importlib.metadata import entry_points
+from importlib.metadata import distributions
 from pathlib import Path
 
 import pytest
@@ -82,8 +82,11 @@ def _stale_block() -> list[str]:
     """This machine's install may predate the change (an editable install keeps the metadata
     of the tree it was made from): its old entry point is blocked by name, so the service's
     session sees what an install of this tree registers, which the metadata tests check."""
-    if any(ep.name == OLD_ENTRY_POINT for ep in entry_points(group="pytest11")):
-        return ["-p", f"no:{OLD_ENTRY_POINT}"]
+    # Every distribution on the path, as pytest loads them (entry_points() would keep only
+    # the first of each name, and an in-tree build's metadata can hide the installed one).
+    for dist in distributions():
+        if any(ep.group == "pytest11" and ep.name == OLD_ENTRY_POINT for ep in dist.entry_points):
+            return ["-p", f"no:{OLD_ENTRY_POINT}"]
     return []
 
 
