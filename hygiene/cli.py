@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "revoke-leaked": "hygiene.commands.revoke:command",
     "fake-server": "hygiene.commands.fake_server:command",
     "install-hooks": "hygiene.commands.install_hooks:command",
+    "plugin-path": "hygiene.commands.plugin_path:command",
     "watch": "hygiene.commands.watch:command",
     "rules": "hygiene.commands.rules:group",
     "inventory": "hygiene.commands.inventory:group",

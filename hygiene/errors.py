@@ -58,6 +58,13 @@ class InputError(HygieneError):
     """A file, report, baseline or inventory that cannot be read or trusted."""
 
 
+class MissingExtra(UsageError, ImportError):
+    """An optional dependency (a pip extra) is not installed; the message says how to add it.
+
+    An ImportError too, so that ``import`` of a module needing the extra fails the usual way.
+    """
+
+
 class AuthFailed(HygieneError):
     """The service refused the credentials (AUTH_FAILED)."""
 
@@ -133,6 +140,7 @@ __all__ = [
     "HygieneError",
     "InputError",
     "Interrupted",
+    "MissingExtra",
     "UsageError",
     "hide_values",
     "masked_text",

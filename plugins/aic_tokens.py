@@ -1,5 +1,8 @@
 """detect-secrets plugin file for ``pat_AIC_`` tokens (secret type ``AIC Personal Access Token``).
 
+This file exists in this repository's checkout only; wherever the package is installed,
+``detect-secrets scan --plugin "$(hygiene plugin-path)"`` names the package's own module.
+
     detect-secrets scan --plugin plugins/aic_tokens.py \\
         --disable-filter detect_secrets.filters.heuristic.is_indirect_reference
 

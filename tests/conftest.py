@@ -13,6 +13,10 @@ from hypothesis import HealthCheck, settings
 
 from tests.helpers import DEEP_EXAMPLES, SecretGuard, git
 
+# The stand-in's fixtures (control_plane, hostile_server), enabled the way a user's suite does:
+# installing the package loads no pytest plugin into anyone's test session.
+pytest_plugins = ["hygiene.testing.pytest_plugin"]
+
 settings.register_profile(
     "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )

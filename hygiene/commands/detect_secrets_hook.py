@@ -31,7 +31,7 @@ from typing import TextIO
 
 from hygiene.cli import report_errors
 from hygiene.display import escape_lines
-from hygiene.errors import InputError, UsageError
+from hygiene.errors import InputError, MissingExtra, UsageError
 from hygiene.integrations.detect_secrets.hook import plugin_file, run_audit, run_hook
 
 PROG = "aic-detect-secrets"
@@ -122,6 +122,8 @@ def hook_arguments(args: list[str]) -> list[str]:
 def _run(args: list[str]) -> int:
     try:
         plugin_file()
+    except MissingExtra:
+        raise  # its own line says how to install detect-secrets
     except ImportError as exc:
         raise InputError(f"cannot load detect-secrets or the AIC plugin: {exc}") from None
     if args[:1] == ["audit"]:

@@ -2,7 +2,7 @@
 
 ``ControlPlane`` is a real threaded HTTP server implementing every endpoint of the API
 document, with ``switches`` for its open points and for faults; the pytest fixture
-``control_plane`` (plugin ``aic_control_plane``) yields a running one. ``HostileServer`` (fixture
+``control_plane`` (opt-in plugin :mod:`hygiene.testing.pytest_plugin`) yields a running one. ``HostileServer`` (fixture
 ``hostile_server``) is the same service misbehaving on request, below HTTP if need be: stalls,
 trickles, HTML, garbage, redirects, huge or endless bodies and headers, compressed bombs
 (``bombs.py``), absurd rate-limit headers. The stand-in's ``State`` records which session each

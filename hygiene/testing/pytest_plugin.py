@@ -1,6 +1,10 @@
-"""pytest plugin (entry point ``aic_control_plane``): fixtures for the stand-in control plane.
+"""pytest plugin: fixtures for the stand-in control plane, opt-in.
 
-Installed with the package, so any test suite gets::
+Installing the package registers no pytest plugin (a service's own test session stays its
+own); a suite enables this one in its ``conftest.py``, or with ``pytest -p
+hygiene.testing.pytest_plugin``::
+
+    pytest_plugins = ["hygiene.testing.pytest_plugin"]
 
     def test_my_integration(control_plane):
         env = control_plane.env()          # AIC_BASE_URL, AIC_EMAIL, AIC_PASSWORD

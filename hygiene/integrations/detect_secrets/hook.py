@@ -17,12 +17,14 @@ The entry point that prints and exits is :mod:`hygiene.commands.detect_secrets_h
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from hygiene.errors import InputError, UsageError
+from hygiene.integrations.detect_secrets.extra import require_detect_secrets
 
 PLUGIN_NAME = "AicTokenDetector"
 INDIRECT_FILTER = "detect_secrets.filters.heuristic.is_indirect_reference"
@@ -35,10 +37,20 @@ _MARK = "_aic_patched"
 
 
 def plugin_file() -> str:
-    """The path of the plugin module inside the installed package."""
+    """The path of the plugin module inside the installed package (imported: an ImportError,
+    :class:`~hygiene.errors.MissingExtra` without detect-secrets, if it cannot load)."""
     from hygiene.integrations.detect_secrets import plugin
 
     return os.path.abspath(plugin.__file__)
+
+
+def plugin_path() -> str:
+    """The same file as :func:`plugin_file`, found without importing it (nor detect-secrets):
+    what ``hygiene plugin-path`` prints for ``detect-secrets scan --plugin``."""
+    spec = importlib.util.find_spec(f"{__package__}.plugin")
+    if spec is None or spec.origin is None:
+        raise InputError("the AIC detect-secrets plugin module is missing from this install")
+    return os.path.abspath(spec.origin)
 
 
 def baseline_argument(argv: Sequence[str]) -> str | None:
@@ -72,8 +84,9 @@ def check_baseline_plugins(path: str) -> None:
         if isinstance(location, str) and not os.path.exists(location.removeprefix("file://")):
             raise InputError(
                 f"baseline {path} names plugin {plugin.get('name')} at {location}, which does "
-                "not exist here: nothing would be scanned. Regenerate the baseline with a "
-                "relative path (file://plugins/aic_tokens.py) or drop the entry"
+                "not exist here: nothing would be scanned. Drop that entry (aic-detect-secrets "
+                "loads the plugin itself) or regenerate the baseline here with "
+                '`detect-secrets scan --plugin "$(hygiene plugin-path)"`'
             )
 
 
@@ -141,6 +154,7 @@ def _ensure_plugin_after_parse() -> None:
 
 def run_hook(argv: Sequence[str]) -> int:
     """detect-secrets-hook with the plugin loaded and the indirect-reference filter off."""
+    require_detect_secrets()
     from detect_secrets import pre_commit_hook
 
     baseline = baseline_argument(argv)
@@ -161,6 +175,7 @@ def run_hook(argv: Sequence[str]) -> int:
 
 def run_audit(argv: Sequence[str]) -> int:
     """``detect-secrets audit`` without the custom-plugin crash."""
+    require_detect_secrets()
     from detect_secrets import main as ds_main
 
     for arg in argv:
@@ -176,6 +191,7 @@ __all__ = [
     "baseline_argument",
     "check_baseline_plugins",
     "plugin_file",
+    "plugin_path",
     "run_audit",
     "run_hook",
 ]

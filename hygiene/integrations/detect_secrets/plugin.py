@@ -2,8 +2,9 @@
 
 A thin layer over :func:`hygiene.detection.find_secrets` (no pattern of its own). It never
 verifies over the network (detect-secrets would call ``verify`` twice per match and abort the
-scan on any non-``requests`` exception). ``plugins/aic_tokens.py`` re-exports it for
-``detect-secrets scan --plugin``; :mod:`hygiene.integrations.detect_secrets.hook` loads it by
+scan on any non-``requests`` exception). ``hygiene plugin-path`` prints this file's path for
+``detect-secrets scan --plugin`` (``plugins/aic_tokens.py``, in this repository only,
+re-exports it); :mod:`hygiene.integrations.detect_secrets.hook` loads it by
 this file's path; ``hygiene/scan/ds_plugin.py`` re-exports it for baselines that name that path.
 """
 
@@ -11,9 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Generator
 
-from detect_secrets.plugins.base import BasePlugin
+from hygiene.integrations.detect_secrets.extra import require_detect_secrets
 
-from hygiene.detection import AIC_PAT, find_secrets
+require_detect_secrets()  # without the extra: one line saying how to install it, not a traceback
+
+from detect_secrets.plugins.base import BasePlugin  # noqa: E402
+
+from hygiene.detection import AIC_PAT, find_secrets  # noqa: E402
 
 SECRET_TYPE = "AIC Personal Access Token"  # noqa: S105 - written into baselines: never rename
 
