@@ -1,0 +1,99 @@
+"""Following a folder: every regular file under it, recursively, new files included.
+
+The folder is listed again at each :meth:`Folder.discover` (the watcher asks once a second):
+polling, like the files themselves, so it works on every filesystem and never misses a file
+an event queue would drop. The listing never follows a symbolic link (to a file or a folder),
+takes regular files only, and stops at :data:`MAX_FILES` (said once). Each file found is
+followed by a :class:`~hygiene.watch.follow.FileFollower`, with its open rules: a file present
+at the first listing starts at its end (``from_start``: its beginning), one that appears later
+is read from its beginning, and a file a run with the same ``--state`` followed resumes where
+that run stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from hygiene.watch.follow import FileFollower
+from hygiene.watch.seen import Position
+
+MAX_FILES = 10_000
+
+
+def _quiet(_message: str) -> None:
+    """No notices."""
+
+
+@dataclass
+class Folder:
+    """One followed folder: hands out a follower for each file not seen in it before."""
+
+    root: str
+    from_start: bool = False
+    # A run with the same state followed this folder: a file it did not know appeared while
+    # the watcher was down, and is read whole.
+    known: bool = False
+    resume: Callable[[str], Position | None] = field(default=lambda _path: None, repr=False)
+    on_refused: Callable[[str, str], None] | None = field(default=None, repr=False)
+    notice: Callable[[str], None] = field(default=_quiet, repr=False)
+    max_files: int = MAX_FILES
+    _followed: set[str] = field(default_factory=set, repr=False)
+    _listed: bool = False
+    _full: bool = False
+
+    def discover(self) -> list[tuple[str, FileFollower]]:
+        """(path, follower) for each regular file under the folder not followed yet."""
+        found = []
+        for path in self._files():
+            if path in self._followed:
+                continue
+            if len(self._followed) >= self.max_files:
+                self._said_full()
+                break
+            self._followed.add(path)
+            found.append((path, self._follower(path)))
+        self._listed = True
+        return found
+
+    def _follower(self, path: str) -> FileFollower:
+        resume = self.resume(path)
+        from_start = self._listed or self.known or self.from_start
+        return FileFollower(path, from_start=from_start, resume=resume, on_refused=self.on_refused)
+
+    def _said_full(self) -> None:
+        if not self._full:
+            self._full = True
+            self.notice(
+                f"{self.root}: more than {self.max_files} files; the others are not followed"
+            )
+
+    def _files(self) -> Iterator[str]:
+        """Regular files under the folder, depth first; unreadable folders are passed over."""
+        pending = [self.root]
+        while pending:
+            folder = pending.pop()
+            try:
+                with os.scandir(folder) as entries:
+                    listed = sorted(entries, key=lambda e: e.name)
+            except OSError:
+                continue
+            for entry in listed:
+                try:
+                    mode = entry.stat(follow_symlinks=False).st_mode
+                except OSError:
+                    continue
+                if stat.S_ISDIR(mode):
+                    pending.append(entry.path)
+                elif stat.S_ISREG(mode):
+                    yield entry.path
+
+
+def is_folder(path: str) -> bool:
+    """Whether ``path`` names a folder (a link to one, named by the user, counts)."""
+    return os.path.isdir(path)
+
+
+__all__ = ["MAX_FILES", "Folder", "is_folder"]
