@@ -61,7 +61,9 @@ class Folder:
     def _follower(self, path: str) -> FileFollower:
         resume = self.resume(path)
         from_start = self._listed or self.known or self.from_start
-        return FileFollower(path, from_start=from_start, resume=resume, on_refused=self.on_refused)
+        return FileFollower(
+            path, from_start=from_start, resume=resume, on_refused=self.on_refused, links=False
+        )
 
     def _said_full(self) -> None:
         if not self._full:
@@ -75,20 +77,35 @@ class Folder:
         pending = [self.root]
         while pending:
             folder = pending.pop()
-            try:
-                with os.scandir(folder) as entries:
-                    listed = sorted(entries, key=lambda e: e.name)
-            except OSError:
-                continue
-            for entry in listed:
+            for name, mode in _listing(folder, nofollow=folder != self.root):
+                path = os.path.join(folder, name)
+                if stat.S_ISDIR(mode):
+                    pending.append(path)
+                elif stat.S_ISREG(mode):
+                    yield path
+
+
+def _listing(folder: str, *, nofollow: bool) -> list[tuple[str, int]]:
+    """(name, mode) of each entry of ``folder``, links not followed, sorted. A subfolder is
+    opened with ``O_NOFOLLOW``: one swapped for a link since it was listed is not entered."""
+    flags = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(folder, flags | (os.O_NOFOLLOW if nofollow else 0))
+    except OSError:
+        return []
+    listed = []
+    try:
+        with os.scandir(fd) as entries:
+            for entry in entries:
                 try:
-                    mode = entry.stat(follow_symlinks=False).st_mode
+                    listed.append((entry.name, entry.stat(follow_symlinks=False).st_mode))
                 except OSError:
                     continue
-                if stat.S_ISDIR(mode):
-                    pending.append(entry.path)
-                elif stat.S_ISREG(mode):
-                    yield entry.path
+    except OSError:
+        return []
+    finally:
+        os.close(fd)
+    return sorted(listed)
 
 
 def is_folder(path: str) -> bool:

@@ -63,6 +63,9 @@ class FileFollower:
     busy: bool = False  # the last read filled ``max_read``: more is waiting
     on_refused: Callable[[str, str], None] | None = field(default=None, repr=False)
     _linked: bool = False  # a symbolic link at start: followed, to the pinned target only
+    # Whether a link at the path at start is followed: yes when the user named it, never for a
+    # file found in a folder (a link swapped in between the listing and the open is refused).
+    links: bool = True
     _pin: Identity | None = None
     _refused: str | None = None  # the reason last said, so each refusal is said once
     _primed: list[Piece] | None = None  # what the start, taken early (prime), handed out
@@ -78,7 +81,7 @@ class FileFollower:
 
     def _start(self) -> list[Piece]:
         self._started = True
-        self._linked = os.path.islink(self.path)
+        self._linked = self.links and os.path.islink(self.path)
         self._open(at_end=not self.from_start and self.resume is None)
         if self._file is not None and self.resume is not None:
             self._seek(self._resumed_at())
