@@ -21,7 +21,7 @@ import click
 
 from hygiene.errors import EXIT_OK, ApiError, one_line
 from hygiene.watch import Event, FileFollower, Responder, Seen, Stream, StreamFollower, Watcher
-from hygiene.watch.folder import Folder, is_folder
+from hygiene.watch.folder import MAX_FILES, Folder, is_folder
 from hygiene.watch.seen import path_key
 
 PROG = "hygiene watch"
@@ -66,11 +66,30 @@ def _key(seen: Seen, path: str) -> str | None:
     return path_key(path) if seen.path is not None else None
 
 
+def _open_files_allowed() -> int:
+    """How many folder files can be held open: the soft RLIMIT_NOFILE raised toward
+    MAX_FILES (each followed file keeps a descriptor), less a margin for everything else."""
+    import resource
+
+    margin = 256
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    infinite = resource.RLIM_INFINITY
+    want = MAX_FILES + margin
+    if soft != infinite and soft < want:
+        soft = want if hard == infinite else min(want, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return MAX_FILES if soft == infinite else max(1, min(MAX_FILES, soft - margin))
+
+
 def _folders(paths: tuple[str, ...], from_start: bool, seen: Seen) -> list[Folder]:
-    folders = []
+    folders: list[Folder] = []
+    limit = 0
     for path in paths:
         if path == "-" or not is_folder(path):
             continue
+        limit = limit or _open_files_allowed()
         key = _key(seen, path)
         known = key is not None and seen.position(key) is not None
         if key is not None:
@@ -85,6 +104,7 @@ def _folders(paths: tuple[str, ...], from_start: bool, seen: Seen) -> list[Folde
                 lambda p: seen.position(path_key(p)) if seen.path is not None else None,
                 _refused,
                 _notice,
+                max(1, limit // (len(paths))),
             )
         )
     return folders
