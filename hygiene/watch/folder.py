@@ -12,6 +12,7 @@ that run stopped.
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 from collections.abc import Callable, Iterator
@@ -21,6 +22,7 @@ from hygiene.watch.follow import FileFollower
 from hygiene.watch.seen import Position
 
 MAX_FILES = 10_000
+LISTED = 4  # times MAX_FILES: the entries a listing looks at, at most
 
 
 def _quiet(_message: str) -> None:
@@ -40,21 +42,30 @@ class Folder:
     on_refused: Callable[[str, str], None] | None = field(default=None, repr=False)
     notice: Callable[[str], None] = field(default=_quiet, repr=False)
     max_files: int = MAX_FILES
-    _followed: set[str] = field(default_factory=set, repr=False)
+    _followed: dict[str, FileFollower] = field(default_factory=dict, repr=False)
     _listed: bool = False
     _full: bool = False
+    gone: list[FileFollower] = field(default_factory=list)
 
     def discover(self) -> list[tuple[str, FileFollower]]:
-        """(path, follower) for each regular file under the folder not followed yet."""
-        found = []
-        for path in self._files():
+        """(path, follower) for each regular file under the folder not followed yet; the files
+        followed but no longer listed (deleted) are left in :attr:`gone`."""
+        # A listing is bounded too (memory, and time each second): past it, nothing is
+        # taken as deleted, since the rest was not looked at.
+        listed = list(itertools.islice(self._files(), LISTED * self.max_files))
+        present = set(listed) if len(listed) < LISTED * self.max_files else set(self._followed)
+        # Deleted files stop counting against the bound (rotation with dated names).
+        self.gone = [self._followed.pop(p) for p in sorted(set(self._followed) - present)]
+        found: list[tuple[str, FileFollower]] = []
+        for path in listed:
             if path in self._followed:
                 continue
             if len(self._followed) >= self.max_files:
                 self._said_full()
                 break
-            self._followed.add(path)
-            found.append((path, self._follower(path)))
+            follower = self._follower(path)
+            self._followed[path] = follower
+            found.append((path, follower))
         self._listed = True
         return found
 

@@ -114,7 +114,22 @@ class Watcher:
         for folder in self.folders:
             for path, follower in folder.discover():
                 self.streams.append(Stream(path, follower, key=self.folder_key(path)))
+            if folder.gone:
+                self._drop({id(f) for f in folder.gone})
         self.save_positions()
+
+    def _drop(self, gone: set[int]) -> None:
+        """Deleted files of a folder: what is left of each is read and scanned, then closed."""
+        kept = []
+        for stream in self.streams:
+            if id(stream.follower) not in gone:
+                kept.append(stream)
+                continue
+            read_at = self.clock()
+            for piece in [*stream.follower.poll(), Piece(b"", ended=True)]:
+                self._scan(stream, piece, read_at)
+            stream.follower.close()
+        self.streams[:] = kept
 
     def save_positions(self) -> None:
         """Record where each file stands, up to what was scanned (a partial last line is

@@ -37,3 +37,16 @@ def test_a_subfolder_swapped_for_a_link_is_not_entered(tmp_path: Path) -> None:
     assert _listing(str(tmp_path / "sub"), nofollow=True) == []
     paths = [p for p, _ in Folder(str(tmp_path)).discover()]
     assert paths == [str(outside / "other.log")]  # never through the link
+
+
+def test_deleted_files_stop_counting_against_the_bound(tmp_path: Path) -> None:
+    notices: list[str] = []
+    folder = Folder(str(tmp_path), max_files=2, notice=notices.append)
+    for name in ("a.log", "b.log"):
+        (tmp_path / name).write_text("")
+    first = dict(folder.discover())
+    (tmp_path / "a.log").unlink()
+    (tmp_path / "c.log").write_text("")  # dated rotation: a new name, an old one deleted
+    assert [Path(p).name for p, _ in folder.discover()] == ["c.log"]
+    assert folder.gone == [first[str(tmp_path / "a.log")]]
+    assert notices == []

@@ -214,3 +214,21 @@ def test_a_partial_line_at_stop_is_read_whole_after_a_restart(
     assert (event["fingerprint"], event["line"]) == (fingerprint(leak), 1)
     assert again.stop() == 0
     guard.check()
+
+
+def test_a_deleted_files_last_partial_line_is_scanned(
+    tmp_path: Path, guard: SecretGuard, start: Start
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    log = logs / "app.log"
+    log.write_text("")
+    watch = start("logs")
+    leak = guard.pat()
+    _append(log, f"last words {leak}")  # no newline: held until the file ends
+    watch.no_event(1.5)
+    log.unlink()
+    event = next(iter(_events(watch, 1).values()))
+    assert (event["fingerprint"], event["line"]) == (fingerprint(leak), 1)
+    assert watch.stop() == 0
+    guard.check()
