@@ -4,11 +4,13 @@ that reads what was appended while it was down. Every byte it prints is checked 
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,6 +18,7 @@ import pytest
 
 from hygiene.detection import fingerprint
 from hygiene.watch.folder import Folder
+from hygiene.watch.seen import path_key
 from tests.helpers import SecretGuard
 from tests.watch.test_watch_cli import Watch
 
@@ -65,6 +68,19 @@ def _events(watch: Watch, count: int) -> dict[str, dict[str, object]]:
             raise AssertionError(b"".join(watch.stderr).decode()) from None
         found[str(event["fingerprint"])] = event
     return found
+
+
+def _positions_written(state: Path, files: list[Path], timeout: float = 60) -> None:
+    """Wait until the state holds each file's position at its end (written once a second)."""
+    want = {path_key(str(p)): p.stat().st_size for p in files}
+    deadline = time.monotonic() + timeout
+    while True:
+        docs = [json.loads(line) for line in state.read_text().splitlines()[1:] if line]
+        have = {d["path"]: d["offset"] for d in docs if "path" in d}
+        if all(have.get(k) == size for k, size in want.items()):
+            return
+        assert time.monotonic() < deadline, have
+        time.sleep(0.05)
 
 
 def _stderr(watch: Watch) -> str:
@@ -150,7 +166,7 @@ def test_a_restart_with_state_reads_what_was_appended_while_down(
     _append(inside, f"seen {seen_before[1]}\n")
     assert set(_events(first, 2)) == {fingerprint(v) for v in seen_before}
     if stop == signal.SIGKILL:
-        first.no_event(1.5)  # a listing passes: the positions are on disk
+        _positions_written(tmp_path / "watch.state", [named, inside])
     first.proc.send_signal(stop)
     first.proc.wait(timeout=30)
     down = [guard.pat() for _ in range(3)]
