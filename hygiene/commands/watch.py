@@ -110,15 +110,16 @@ def _folders(paths: tuple[str, ...], from_start: bool, seen: Seen) -> list[Folde
     return folders
 
 
-def _started(watcher: Watcher, folders: list[Folder]) -> None:
+def _started(streams: list[Stream], folders: list[Folder], seen: Seen) -> list[Stream]:
     """Take every starting point now (folders listed, files' ends): what is appended from
     here on is read, however long the watcher takes to reach the service."""
     for folder in folders:
         for path, follower in folder.discover():
-            watcher.streams.append(Stream(path, follower, key=watcher.folder_key(path)))
-    for stream in watcher.streams:
+            streams.append(Stream(path, follower, key=_key(seen, path)))
+    for stream in streams:
         if isinstance(stream.follower, FileFollower):
             stream.follower.prime()
+    return streams
 
 
 @contextmanager
@@ -184,11 +185,11 @@ def command(
         # The starting points are taken before the service is reached (a login may retry for
         # seconds): a leak written meanwhile is read, not skipped.
         folders = _folders(paths, from_start, seen)
-        watcher = Watcher(_streams(paths, from_start, seen), seen, _printer(fmt), folders=folders)
-        watcher.folder_key = functools.partial(_key, seen)
-        _started(watcher, folders)
-        watcher.actor = responder = _responder() if revoke else None
+        streams = _started(_streams(paths, from_start, seen), folders, seen)
+        responder = _responder() if revoke else None
         stop = threading.Event()
+        watcher = Watcher(streams, seen, _printer(fmt), responder, folders=folders)
+        watcher.folder_key = functools.partial(_key, seen)
         watcher.notice, watcher.state_name = _notice, str(state or "<state>")
         try:
             with _stopped_by_signals(stop):
