@@ -7,6 +7,7 @@ start (no service configured for ``--revoke``, refused credentials, an unreadabl
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import signal
@@ -20,6 +21,8 @@ import click
 
 from hygiene.errors import EXIT_OK, ApiError, one_line
 from hygiene.watch import Event, FileFollower, Responder, Seen, Stream, StreamFollower, Watcher
+from hygiene.watch.folder import MAX_FILES, Folder, is_folder
+from hygiene.watch.seen import path_key
 
 PROG = "hygiene watch"
 
@@ -44,15 +47,78 @@ def _refused(path: str, reason: str) -> None:
     _notice(f"{click.format_filename(path)}: {reason}")
 
 
-def _streams(paths: tuple[str, ...], from_start: bool) -> list[Stream]:
+def _streams(paths: tuple[str, ...], from_start: bool, seen: Seen) -> list[Stream]:
     streams = []
     for path in paths:
         if path == "-":
             follower = StreamFollower(functools.partial(os.read, sys.stdin.fileno()))
             streams.append(Stream("<stdin>", follower, is_file=False))
-        else:
-            file = FileFollower(path, from_start=from_start, on_refused=_refused)
-            streams.append(Stream(path, file))
+        elif not is_folder(path):
+            key = _key(seen, path)
+            resume = seen.position(key) if key is not None else None
+            file = FileFollower(path, from_start, resume=resume, on_refused=_refused)
+            streams.append(Stream(path, file, key=key))
+    return streams
+
+
+def _key(seen: Seen, path: str) -> str | None:
+    """A followed file's position is kept only with --state."""
+    return path_key(path) if seen.path is not None else None
+
+
+def _open_files_allowed() -> int:
+    """How many folder files can be held open: the soft RLIMIT_NOFILE raised toward
+    MAX_FILES (each followed file keeps a descriptor), less a margin for everything else."""
+    import resource
+
+    margin = 256
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    infinite = resource.RLIM_INFINITY
+    want = MAX_FILES + margin
+    if soft != infinite and soft < want:
+        soft = want if hard == infinite else min(want, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return MAX_FILES if soft == infinite else max(1, min(MAX_FILES, soft - margin))
+
+
+def _folders(paths: tuple[str, ...], from_start: bool, seen: Seen) -> list[Folder]:
+    folders: list[Folder] = []
+    limit = 0
+    for path in paths:
+        if path == "-" or not is_folder(path):
+            continue
+        limit = limit or _open_files_allowed()
+        key = _key(seen, path)
+        known = key is not None and seen.position(key) is not None
+        if key is not None:
+            with contextlib.suppress(OSError):  # gone since: listed as empty, waited on
+                info = os.stat(path)
+                seen.place(key, (info.st_dev, info.st_ino, 0))  # followed: a restart knows it
+        folders.append(
+            Folder(
+                path,
+                from_start,
+                known,
+                lambda p: seen.position(path_key(p)) if seen.path is not None else None,
+                _refused,
+                _notice,
+                max(1, limit // (len(paths))),
+            )
+        )
+    return folders
+
+
+def _started(streams: list[Stream], folders: list[Folder], seen: Seen) -> list[Stream]:
+    """Take every starting point now (folders listed, files' ends): what is appended from
+    here on is read, however long the watcher takes to reach the service."""
+    for folder in folders:
+        for path, follower in folder.discover():
+            streams.append(Stream(path, follower, key=_key(seen, path)))
+    for stream in streams:
+        if isinstance(stream.follower, FileFollower):
+            stream.follower.prime()
     return streams
 
 
@@ -107,6 +173,9 @@ def command(
     out with itself (logged_out, not_live, failed). Exit 0 after SIGTERM or SIGINT, or when
     standard input ends; 2 when it cannot start.
 
+    A folder is followed recursively: files created in it later are read from their start.
+    With --state, a restart resumes each file where the last run stopped.
+
     Only regular files are read: a path swapped for a symlink, FIFO or device is not followed
     (said once on stderr) until it is a regular file again; a path that is a symlink at start
     is followed to the file it names then, and no other.
@@ -115,18 +184,20 @@ def command(
     try:
         # The starting points are taken before the service is reached (a login may retry for
         # seconds): a leak written meanwhile is read, not skipped.
-        streams = _streams(paths, from_start)
-        for stream in streams:
-            if isinstance(stream.follower, FileFollower):
-                stream.follower.prime()
+        folders = _folders(paths, from_start, seen)
+        streams = _started(_streams(paths, from_start, seen), folders, seen)
         responder = _responder() if revoke else None
         stop = threading.Event()
-        watcher = Watcher(streams, seen, _printer(fmt), responder)
+        watcher = Watcher(streams, seen, _printer(fmt), responder, folders=folders)
+        watcher.folder_key = functools.partial(_key, seen)
         watcher.notice, watcher.state_name = _notice, str(state or "<state>")
         try:
             with _stopped_by_signals(stop):
                 # Said once the handlers are in place: a SIGTERM right after it stops cleanly.
-                _notice(f"following {len(paths)} path(s); stop with Ctrl-C or SIGTERM")
+                files = sum(1 for s in watcher.streams if s.is_file)
+                _notice(
+                    f"following {len(paths)} path(s) ({files} file(s)); stop with Ctrl-C or SIGTERM"
+                )
                 watcher.run(stop)
         finally:
             if responder is not None:

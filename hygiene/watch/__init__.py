@@ -2,13 +2,14 @@
 kill it within a second, unattended.
 
     follow     files across rotation and truncation, standard input
+    folder     folders, recursively: new files found by a listing each second (bounded)
     paths      what a followed path may be opened as (never through a link swapped in)
     appended   scanning a growing stream line by line, in bounded memory
     watcher    the loop: poll, scan, settle unknown PATs at once, queue actions, stop cleanly
     actions    the bounded action queue: a thread pool, deferred leaks, PATs first
     responder  revoke a PAT through the inventory, log a leaked session out
     index      the inventory in memory, read again when its file changes
-    seen       what was seen and done, by fingerprint (``--state FILE``)
+    seen       what was seen and done, by fingerprint, and where each file stands (``--state``)
     statefile  the state file: a regular file of bounded size, appended to, compacted
     events     one masked line or JSON object per leak
 """

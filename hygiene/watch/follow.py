@@ -1,7 +1,9 @@
 """Following files as ``tail -F`` does, by polling (a ``stat`` per file and poll: idle costs
 next to nothing, and it works on every filesystem, network and container volumes included).
 
-* From the end of each file at start (``from_start``: from its beginning).
+* From the end of each file at start (``from_start``: from its beginning; ``resume``: from
+  where a run with the same ``--state`` stopped, or from its beginning if it was replaced or
+  truncated meanwhile).
 * Rotation by rename: the old file is read to its end, then the new one from its beginning.
 * Truncation (copytruncate): reading starts again at the beginning; a file rewritten to the
   same length is told by its first bytes.
@@ -61,9 +63,15 @@ class FileFollower:
     busy: bool = False  # the last read filled ``max_read``: more is waiting
     on_refused: Callable[[str, str], None] | None = field(default=None, repr=False)
     _linked: bool = False  # a symbolic link at start: followed, to the pinned target only
+    # Whether a link at the path at start is followed: yes when the user named it, never for a
+    # file found in a folder (a link swapped in between the listing and the open is refused).
+    links: bool = True
     _pin: Identity | None = None
     _refused: str | None = None  # the reason last said, so each refusal is said once
     _primed: list[Piece] | None = None  # what the start, taken early (prime), handed out
+    # Where an earlier run stopped in this path's file: (device, inode, offset) of what it had
+    # scanned. Another inode, or a file now shorter, was replaced meanwhile: read whole.
+    resume: tuple[int, int, int] | None = None
 
     def prime(self) -> None:
         """Take the starting point now (the end of the file, or its start): what is appended
@@ -73,8 +81,10 @@ class FileFollower:
 
     def _start(self) -> list[Piece]:
         self._started = True
-        self._linked = os.path.islink(self.path)
-        self._open(at_end=not self.from_start)
+        self._linked = self.links and os.path.islink(self.path)
+        self._open(at_end=not self.from_start and self.resume is None)
+        if self._file is not None and self.resume is not None:
+            self._seek(self._resumed_at())
         if self._file is None or not self._offset:
             return []
         lines = count_newlines(self._file.fileno(), self._offset)
@@ -146,10 +156,30 @@ class FileFollower:
             self.on_refused(self.path, reason)
         self._refused = reason
 
+    def _resumed_at(self) -> int:
+        assert self._file is not None  # noqa: S101 - callers check
+        assert self.resume is not None  # noqa: S101 - callers check
+        dev, ino, offset = self.resume
+        size = os.fstat(self._file.fileno()).st_size
+        return offset if self._identity == (dev, ino) and offset <= size else 0
+
+    def _seek(self, offset: int) -> None:
+        assert self._file is not None  # noqa: S101 - callers check
+        self._file.seek(offset)
+        self._offset = offset
+        self._head = os.pread(self._file.fileno(), min(HEAD, offset), 0)
+
     def _seek_start(self) -> None:
         assert self._file is not None  # noqa: S101 - callers check
         self._file.seek(0)
         self._offset, self._head = 0, b""
+
+    def position(self, held: int) -> tuple[int, int, int] | None:
+        """(device, inode, offset) of the file being read, up to what was scanned (``held``:
+        the bytes read but not scanned yet, an incomplete last line), or None if none is open."""
+        if self._file is None or self._identity is None:
+            return None
+        return (*self._identity, max(0, self._offset - held))
 
     def _read(self) -> bytes:
         if self._file is None:
@@ -205,6 +235,10 @@ class StreamFollower:
             self.ended = not chunk
             pieces.append(Piece(chunk, ended=self.ended))
         return pieces
+
+    def position(self, _held: int) -> tuple[int, int, int] | None:
+        """None: a stream cannot be resumed."""
+        return None
 
     def close(self) -> None:
         """Nothing to release: the reading thread ends with the input or the process."""

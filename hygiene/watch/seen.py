@@ -8,10 +8,17 @@ ended (``status``). A report-only run reports a leak once, whatever any run did 
 ``--revoke`` run acts on every leak whose status is not settled: ``found`` (only reported),
 ``unresolved`` (not in the inventory then), ``failed`` and ``deferred`` (the action queue was
 full); it never acts again on ``revoked``, ``not_found``, ``logged_out`` or ``not_live``.
+
+Besides, each followed file's position: ``{"path": key, "dev": .., "ino": .., "offset": ..}``,
+the key a SHA-256 of the path (a path is never stored), the file named by (device, inode), the
+offset what was scanned of it, so a restart resumes each file where the last run stopped. The
+log is compacted while running too, once it holds over twice the records it names.
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 import threading
 from dataclasses import dataclass, field
@@ -30,6 +37,27 @@ COMPACT_AFTER = 4096
 _FINGERPRINT = re.compile(FINGERPRINT_PATTERN)
 _WORD = re.compile(r"[a-z_-]{1,32}")
 _MASKED_MAX = 64
+_PATH_KEY = re.compile(r"[0-9a-f]{64}")
+Position = tuple[int, int, int]  # (device, inode, offset)
+
+
+def path_key(path: str) -> str:
+    """What a followed path is kept under: a hash of its absolute form (paths stay private)."""
+    return hashlib.sha256(os.fsencode(os.path.abspath(path))).hexdigest()
+
+
+def _position(path: Path, doc: dict[str, object]) -> tuple[str, Position]:
+    key = doc.get("path")
+    if not (isinstance(key, str) and _PATH_KEY.fullmatch(key)):
+        raise InputError(f"state file {path}: a position's path is not a key")
+    dev, ino, offset = (_count(doc.get(name)) for name in ("dev", "ino", "offset"))
+    if dev is None or ino is None or offset is None:
+        raise InputError(f"state file {path}: a position is not three counts")
+    return key, (dev, ino, offset)
+
+
+def _count(value: object) -> int | None:
+    return value if type(value) is int and value >= 0 else None
 
 
 @dataclass(frozen=True)
@@ -71,6 +99,8 @@ class Seen:
 
     path: Path | None = None
     records: dict[str, Record] = field(default_factory=dict)
+    positions: dict[str, Position] = field(default_factory=dict)
+    _lines: int = 0
     _appender: Appender | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -87,13 +117,47 @@ class Seen:
         if read is not None:
             docs, needs_compacting = read
             for doc in docs:
-                record = _record(path, doc)
-                seen.records[record.fingerprint] = record
+                if "path" in doc:
+                    key, position = _position(path, doc)
+                    seen.positions[key] = position
+                else:
+                    record = _record(path, doc)
+                    seen.records[record.fingerprint] = record
                 lines += 1
-            if needs_compacting[0] or lines > max(COMPACT_AFTER, 2 * len(seen.records)):
-                rewrite(path, [r.as_dict() for r in seen.records.values()])
+            seen._lines = lines
+            if needs_compacting[0] or seen._grown(lines):
+                seen._compact()
         seen._appender = Appender(path)
         return seen
+
+    def _grown(self, lines: int) -> bool:
+        return lines > max(COMPACT_AFTER, 2 * (len(self.records) + len(self.positions)))
+
+    def _compact(self) -> None:
+        assert self.path is not None  # noqa: S101 - only with a file
+        docs = [r.as_dict() for r in self.records.values()]
+        docs += [_position_doc(k, p) for k, p in self.positions.items()]
+        rewrite(self.path, docs)
+        self._lines = len(docs)
+
+    def position(self, key: str) -> Position | None:
+        """Where the last run stopped in the file followed under ``key``, if it was."""
+        with self._lock:
+            return self.positions.get(key)
+
+    def place(self, key: str, position: Position) -> None:
+        """Remember a followed file's position (appended only when it changed)."""
+        with self._lock:
+            if self.positions.get(key) == position:
+                return
+            self.positions[key] = position
+            self._add(_position_doc(key, position))
+
+    def _add(self, doc: dict[str, object]) -> None:
+        if self._appender is not None:
+            self._lines += 1
+            if self._appender.add(doc) >= SYNC_EVERY:
+                self._appender.sync()
 
     def get(self, fingerprint: str) -> Record | None:
         with self._lock:
@@ -119,14 +183,19 @@ class Seen:
         with self._lock:
             self.records.pop(record.fingerprint, None)  # re-inserted last: oldest first stays
             self.records[record.fingerprint] = record
-            if self._appender is not None and self._appender.add(record.as_dict()) >= SYNC_EVERY:
-                self._appender.sync()
+            self._add(record.as_dict())
 
     def sync(self) -> None:
         """Write and fsync what is buffered (the watcher calls this once per poll)."""
         with self._lock:
-            if self._appender is not None:
-                self._appender.sync()
+            if self._appender is None:
+                return
+            self._appender.sync()
+            if self._grown(self._lines):
+                # Positions change every second: without this the log would outgrow its bound.
+                self._appender.close()
+                self._compact()
+                self._appender = Appender(self._appender.path)
 
     def close(self) -> None:
         """Write what is buffered and close the file."""
@@ -136,4 +205,18 @@ class Seen:
                 self._appender = None
 
 
-__all__ = ["DEFERRED", "REPORT", "REVOKE", "SETTLED", "Record", "Seen"]
+def _position_doc(key: str, position: Position) -> dict[str, object]:
+    dev, ino, offset = position
+    return {"path": key, "dev": dev, "ino": ino, "offset": offset}
+
+
+__all__ = [
+    "DEFERRED",
+    "REPORT",
+    "REVOKE",
+    "SETTLED",
+    "Position",
+    "Record",
+    "Seen",
+    "path_key",
+]

@@ -2,7 +2,7 @@
 once and, with a responder, act on it on a thread pool that never blocks the reading.
 
 :meth:`Watcher.run` returns when ``stop`` is set (SIGTERM, SIGINT) or when every followed
-stream has ended (standard input closed, no files): in-flight actions then get
+stream has ended (standard input closed, no files or folders): in-flight actions then get
 ``drain_timeout`` seconds to finish before the responder logs the watcher's session out.
 """
 
@@ -21,11 +21,13 @@ from hygiene.scan.matcher import Hit
 from hygiene.watch.actions import ACTION_QUEUE, ACTION_WORKERS, Actions, Leak
 from hygiene.watch.appended import AppendScanner
 from hygiene.watch.events import LOGOUT, REVOKE, Event
+from hygiene.watch.folder import Folder
 from hygiene.watch.follow import Piece
-from hygiene.watch.seen import DEFERRED, REPORT, Record, Seen
+from hygiene.watch.seen import DEFERRED, REPORT, Position, Record, Seen
 from hygiene.watch.seen import REVOKE as MODE_REVOKE
 
 POLL_INTERVAL = 0.1
+LIST_INTERVAL = 1.0  # folders listed again, and positions recorded, at most this often
 DRAIN_TIMEOUT = 10.0
 QUEUED = "queued"  # recorded when an action is queued: a stop before it ran leaves it open
 
@@ -34,6 +36,8 @@ class Follower(Protocol):
     busy: bool
 
     def poll(self) -> list[Piece]: ...
+
+    def position(self, held: int) -> Position | None: ...
 
     def close(self) -> None: ...
 
@@ -57,6 +61,7 @@ class Stream:
     scanner: AppendScanner = field(default_factory=AppendScanner.new)
     ended: bool = False
     is_file: bool = True
+    key: str | None = None  # its position is kept under this key (with --state)
 
 
 def _quiet(_message: str) -> None:
@@ -68,7 +73,7 @@ class Watcher:
     """Follows ``streams`` and calls ``emit`` (from any thread) once per new leak; ``notice``
     gets what the user should know besides (a full action queue)."""
 
-    streams: Sequence[Stream]
+    streams: list[Stream]
     seen: Seen
     emit: Callable[[Event], None]
     actor: Actor | None = None
@@ -77,6 +82,9 @@ class Watcher:
     notice: Callable[[str], None] = _quiet
     queue_limit: int = ACTION_QUEUE
     state_name: str = "<state>"
+    folders: Sequence[Folder] = ()
+    folder_key: Callable[[str], str | None] = lambda _path: None
+    _listed_at: float | None = None
     _actions: Actions | None = None
     _generation: int | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -95,11 +103,48 @@ class Watcher:
             self.finish(drain_timeout)
 
     def _all_ended(self) -> bool:
-        return all(s.ended and not s.is_file for s in self.streams)
+        return not self.folders and all(s.ended and not s.is_file for s in self.streams)
+
+    def _every_second(self) -> None:
+        """New files in the followed folders; each file's position, kept for a restart."""
+        now = self.clock()
+        if self._listed_at is not None and now - self._listed_at < LIST_INTERVAL:
+            return
+        self._listed_at = now
+        for folder in self.folders:
+            for path, follower in folder.discover():
+                self.streams.append(Stream(path, follower, key=self.folder_key(path)))
+            if folder.gone:
+                self._drop({id(f) for f in folder.gone})
+        self.save_positions()
+
+    def _drop(self, gone: set[int]) -> None:
+        """Deleted files of a folder: what is left of each is read and scanned, then closed."""
+        kept = []
+        for stream in self.streams:
+            if id(stream.follower) not in gone:
+                kept.append(stream)
+                continue
+            read_at = self.clock()
+            for piece in [*stream.follower.poll(), Piece(b"", ended=True)]:
+                self._scan(stream, piece, read_at)
+            stream.follower.close()
+        self.streams[:] = kept
+
+    def save_positions(self) -> None:
+        """Record where each file stands, up to what was scanned (a partial last line is
+        read again by a restart, whole)."""
+        for stream in self.streams:
+            if stream.key is None:
+                continue
+            position = stream.follower.position(len(stream.scanner.held))
+            if position is not None:
+                self.seen.place(stream.key, position)
 
     def step(self) -> bool:
         """One poll of every stream; True when a stream has more waiting already."""
         self._retry_from_state()
+        self._every_second()
         for stream in self.streams:
             pieces = stream.follower.poll()
             read_at = self.clock()
@@ -221,9 +266,18 @@ class Watcher:
                 f" {self._actions.waiting() + self._actions.overflow} not acted on yet"
                 " (recorded as deferred: a --revoke run with the same --state acts on them)"
             )
+        self.save_positions()
         self.seen.sync()
         for stream in self.streams:
             stream.follower.close()
 
 
-__all__ = ["ACTION_WORKERS", "DRAIN_TIMEOUT", "POLL_INTERVAL", "QUEUED", "Stream", "Watcher"]
+__all__ = [
+    "ACTION_WORKERS",
+    "DRAIN_TIMEOUT",
+    "LIST_INTERVAL",
+    "POLL_INTERVAL",
+    "QUEUED",
+    "Stream",
+    "Watcher",
+]

@@ -99,7 +99,8 @@ def _state_records(path: Path, guard: SecretGuard) -> list[dict[str, object]]:
     guard.capture(data)
     lines = data.decode().splitlines()
     assert json.loads(lines[0]) == {"version": 2, "watch_state": True}
-    return [json.loads(line) for line in lines[1:]]
+    # Leak records only: each followed file's position is kept beside them ("path" records).
+    return [doc for line in lines[1:] if "path" not in (doc := json.loads(line))]
 
 
 def _last(records: list[dict[str, object]]) -> dict[object, dict[str, object]]:
