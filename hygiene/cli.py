@@ -50,6 +50,7 @@ SHORT_HELP: dict[str, str] = {
     "watch": "Follow logs; report (and revoke) each new leak.",
     "rules": "Export the detection rules for other tools.",
     "inventory": "Upgrade the token inventory's schema.",
+    "plugin-path": "Print the installed detect-secrets plugin's path.",
 }
 
 # How the fields that domain errors name (``{since}``) are spelled on the command line.
