@@ -21,6 +21,8 @@ from tests.helpers import REPO_ROOT, SecretGuard, console_script, env_with_scrip
 
 pytestmark = pytest.mark.slow
 
+# No release is tagged yet: the snippet starts from the default branch, and the first release
+# will create this tag.
 RELEASE_TAG = "v" + version("aic-token-hygiene")
 README_REPO = "https://github.com/your-org/aic-token-hygiene"
 
@@ -47,10 +49,9 @@ def project_snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "GIT_COMMITTER_EMAIL": "t@example.invalid",
     }
     for args in (
-        ["init", "-q"],
+        ["init", "-q", "-b", "main"],  # the snippet's `rev: main`
         ["add", "-A"],
         ["commit", "-qm", "snapshot", "--no-verify"],
-        ["tag", RELEASE_TAG],  # what a release is tagged (the README's `rev:`)
     ):
         subprocess.run(["git", *args], cwd=snapshot, env=env, check=True, capture_output=True)
     return snapshot
@@ -109,9 +110,14 @@ def test_the_readme_snippet_works_as_printed_and_autoupdate_moves_it(
 ) -> None:
     snippet = _readme_snippet()
     [repo] = yaml.safe_load(snippet)["repos"]
-    assert (repo["repo"], repo["rev"]) == (README_REPO, RELEASE_TAG)
+    # A ref that exists before any release: the default branch, never a tag yet to be made.
+    assert (repo["repo"], repo["rev"]) == (README_REPO, "main")
     config = git_repo / ".pre-commit-config.yaml"
     config.write_text(snippet.replace(README_REPO, str(project_snapshot)))
+    # The README's next step: `autoupdate --freeze` pins the commit main is at.
+    assert _pre_commit(guard, git_repo, pre_commit_home, "autoupdate", "--freeze").returncode == 0
+    snapshot_commit = git(project_snapshot, "rev-parse", "HEAD").strip()
+    assert f"rev: {snapshot_commit}\n" in config.read_text()
     (git_repo / "client.py").write_text(f'c = Client(token="{guard.pat()}")\n')
     git(git_repo, "add", ".")
     blocked = _pre_commit(guard, git_repo, pre_commit_home, "run", "--files", "client.py")
@@ -119,16 +125,16 @@ def test_the_readme_snippet_works_as_printed_and_autoupdate_moves_it(
     assert b"client.py:1:" in blocked.stdout
     assert b"AIC Personal Access Token" in blocked.stdout
 
-    # A newer release: autoupdate moves the tag; --freeze pins its commit.
-    (project_snapshot / "NEWS").write_text("next release\n")
+    # The first release: autoupdate moves to its tag; --freeze pins the tag's commit.
+    (project_snapshot / "NEWS").write_text("first release\n")
     git(project_snapshot, "add", "NEWS")
-    git(project_snapshot, "commit", "-qm", "next", "--no-verify")
-    git(project_snapshot, "tag", "v99.0.0")
+    git(project_snapshot, "commit", "-qm", "release", "--no-verify")
+    git(project_snapshot, "tag", RELEASE_TAG)
     commit = git(project_snapshot, "rev-parse", "HEAD").strip()
     assert _pre_commit(guard, git_repo, pre_commit_home, "autoupdate").returncode == 0
-    assert "rev: v99.0.0" in config.read_text()
+    assert f"rev: {RELEASE_TAG}\n" in config.read_text()
     assert _pre_commit(guard, git_repo, pre_commit_home, "autoupdate", "--freeze").returncode == 0
-    assert f"rev: {commit}  # frozen: v99.0.0" in config.read_text()
+    assert f"rev: {commit}  # frozen: {RELEASE_TAG}" in config.read_text()
     (git_repo / "client.py").write_text("c = Client(token=os.environ['AIC_TOKEN'])\n")
     git(git_repo, "add", ".")
     # Both hooks over every file, the frozen pin included: no false alarm on the commit id.
