@@ -117,7 +117,7 @@ def test_the_readme_snippet_works_as_printed_and_autoupdate_moves_it(
     # The README's next step: `autoupdate --freeze` pins the commit main is at.
     assert _pre_commit(guard, git_repo, pre_commit_home, "autoupdate", "--freeze").returncode == 0
     snapshot_commit = git(project_snapshot, "rev-parse", "HEAD").strip()
-    assert f"rev: {snapshot_commit}\n" in config.read_text()
+    assert re.search(rf"^    rev: {snapshot_commit}(\s|$)", config.read_text(), re.MULTILINE)
     (git_repo / "client.py").write_text(f'c = Client(token="{guard.pat()}")\n')
     git(git_repo, "add", ".")
     blocked = _pre_commit(guard, git_repo, pre_commit_home, "run", "--files", "client.py")
@@ -132,7 +132,7 @@ def test_the_readme_snippet_works_as_printed_and_autoupdate_moves_it(
     git(project_snapshot, "tag", RELEASE_TAG)
     commit = git(project_snapshot, "rev-parse", "HEAD").strip()
     assert _pre_commit(guard, git_repo, pre_commit_home, "autoupdate").returncode == 0
-    assert f"rev: {RELEASE_TAG}\n" in config.read_text()
+    assert re.search(rf"^    rev: {RELEASE_TAG}(\s|$)", config.read_text(), re.MULTILINE)
     assert _pre_commit(guard, git_repo, pre_commit_home, "autoupdate", "--freeze").returncode == 0
     assert f"rev: {commit}  # frozen: {RELEASE_TAG}" in config.read_text()
     (git_repo / "client.py").write_text("c = Client(token=os.environ['AIC_TOKEN'])\n")
