@@ -180,3 +180,43 @@ def test_every_yaml_and_toml_block_parses() -> None:
             assert yaml.safe_load(block.body) is not None, block.name
         elif block.lang == "toml":
             assert tomllib.loads(block.body), block.name
+
+
+_APP_LOGS_A_TOKEN = """
+import logging.config, sys
+from hygiene.masking.recipes.uvicorn import log_config
+
+if sys.argv[2] == "install":
+    import hygiene.masking
+
+    hygiene.masking.install()
+logging.config.dictConfig(log_config())  # what `uvicorn --log-config FILE` does
+try:
+    raise RuntimeError("the service refused " + sys.argv[1])
+except RuntimeError:
+    logging.getLogger("app").exception("call failed")  # the app's own logger
+"""
+
+
+def test_the_uvicorn_page_is_right_that_log_config_alone_leaves_the_apps_logs_bare(
+    guard: SecretGuard,
+) -> None:
+    """docs/masking.md warns that `--log-config` is not `install()`: the app's own records
+    reach `logging.lastResort`, outside uvicorn's filtered handlers. Both halves, here."""
+    token = guard.pat()
+
+    def run(mode: str) -> bytes:
+        proc = subprocess.run(
+            [sys.executable, "-c", _APP_LOGS_A_TOKEN, token, mode],
+            env={**env_with_scripts(), "PYTHONPATH": str(REPO_ROOT)},
+            capture_output=True,
+            timeout=BLOCK_TIMEOUT,
+            check=True,
+        )
+        return proc.stderr
+
+    assert token.encode() in run("log-config")  # the hazard the page names (not captured)
+    masked = run("install")
+    guard.capture(masked)
+    assert b"call failed" in masked
+    assert b"RuntimeError: the service refused pat_AIC_\xe2\x80\xa6" in masked
