@@ -5,7 +5,7 @@
 
 Three servers run side by side in subprocesses on 127.0.0.1, each ``uvicorn.run(app)`` with
 its access log on (to a file, as a service writes it): ``plain`` (no masking), ``install``
-(``hygiene.masking.install()`` at start-up, streams guarded, as the README says) and
+(``hygiene.masking.install()`` at start-up, streams guarded, as docs/masking.md says) and
 ``recipe`` (``log_config=`` :func:`hygiene.masking.recipes.uvicorn.log_config`, the filter
 alone). Every request is ``GET /items/<n>?access_token=<PAT>`` (a new PAT per round), so every
 access-log line holds a token.

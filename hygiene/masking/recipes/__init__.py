@@ -1,4 +1,4 @@
-"""Recipes for libraries that render or ship logs themselves (README, "Masking logs").
+"""Recipes for libraries that render or ship logs themselves (docs/masking.md, "Recipes").
 
 Nothing here is imported by :mod:`hygiene.masking`: each module is imported by the user of its
 library, and imports that library only when it needs a class of it. Module names are unique in

@@ -6,7 +6,9 @@
 
     uvicorn.run(app, log_config=log_config())
 
-From the command line, write ``log_config()`` to a JSON file and pass ``--log-config``.
+``--log-config`` (a JSON file of ``log_config()``) filters uvicorn's own handlers only: the
+app's loggers have none there and reach ``logging.lastResort`` unfiltered, so keep
+``hygiene.masking.install()`` at import of the app module (docs/masking.md).
 """
 
 from __future__ import annotations
