@@ -220,3 +220,18 @@ def test_the_uvicorn_page_is_right_that_log_config_alone_leaves_the_apps_logs_ba
     guard.capture(masked)
     assert b"call failed" in masked
     assert b"RuntimeError: the service refused pat_AIC_\xe2\x80\xa6" in masked
+
+
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    """As .ci/run builds it: every page in the nav, every link and anchor resolving, offline."""
+    proc = subprocess.run(
+        [console_script("mkdocs"), "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=REPO_ROOT,
+        env={**env_with_scripts(), "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=BLOCK_TIMEOUT,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "site" / "masking" / "index.html").is_file()
