@@ -125,6 +125,7 @@ def test_every_unmarked_block_runs_as_printed(
     block: Block, tmp_path: Path, stand_in: ControlPlane, guard: SecretGuard
 ) -> None:
     guard.remember(stand_in.password)
+    guard.remember("hunter2")  # the password the examples mask: never printed as it is
     if block.lang == "sh":
         argv = ["bash", "-e", "-o", "pipefail", "-c", block.body]
     else:
