@@ -9,7 +9,7 @@ across the cut is masked whole; a value running to the end of the look-ahead wai
 (up to twice ``max_line``), and only past that is a token running on dropped to its end.
 
 Clean lines are copied as bytes: the block is lowercased once and searched for the hints of
-:mod:`hygiene.masking.text`; only the lines around a hit are decoded (``surrogateescape``, so
+the core's rule table (:func:`hygiene.ruletable.gate_hints`); only the lines around a hit are decoded (``surrogateescape``, so
 invalid UTF-8 comes out byte for byte) and masked.
 """
 
@@ -22,9 +22,9 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from hygiene.detection import ELLIPSIS
-from hygiene.masking.keys import KEY_HINTS
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import find_spans, mask
+from hygiene.ruletable import gate_hints
 
 BLOCK: Final = 1 << 20
 MAX_LINE: Final = 8 << 20
@@ -33,15 +33,9 @@ _KEEP: Final = 8192
 # How far past a cut a value may start and still belong to a key before the cut.
 _REACH: Final = 1024
 
-_HINTS: Final = (
-    *(h.encode() for h in KEY_HINTS),
-    b"pat_aic_",
-    b"pat%5faic%5f",
-    b"bearer",
-    b"basic",
-    b"\x1b",
-)
-# URLs are everywhere in logs; only those with a password in their userinfo need masking.
+# The rule table's hints, in any case. URLs are everywhere in logs, and `@` in them: the
+# userinfo rule is found by its own pattern, only where a password is in a URL's userinfo.
+_HINTS: Final = tuple(h.encode() for h in gate_hints(cased=False, skip=("userinfo",))[0])
 _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
 # Hyperscan finds every hint in one pass; below this size the plain finds cost less.
 _HYPERSCAN_FROM: Final = 1 << 16
