@@ -25,28 +25,28 @@ from hygiene.masking.dense import Dense, DenseRule
 from hygiene.masking.keys import is_sensitive_key
 from hygiene.masking.keyvalues import value_replacement
 from hygiene.masking.spans import Span
+from hygiene.ruletable import KEY_WORDS
 
-# The ends of a name (as written, separators included) after which it may be a sensitive key;
-# is_sensitive_key judges it (`cache_key` is none). One fixed-width look back each.
-_ENDINGS: Final = (
-    "pass",
-    "password",
-    "passwd",
-    "pwd",
-    "passphrase",
-    "secret",
-    "key",
-    "credential",
-    "credentials",
-    "cookie",
-    "token",
-    "authorization",
-    "session",
-    "sessid",
-    "sessionid",
-    "session_id",
-    "session-id",
-)
+
+def _endings() -> tuple[str, ...]:
+    """The ends of a name (as written, separators included) after which it may be a sensitive
+    key (is_sensitive_key judges it: `cache_key` is none), from the rule table's key words: a
+    word that ends with its hint by the hint (`key` for `private_key`, `x-api-key`), and a word
+    made of another and more also with `_` or `-` between them (`session_id`, `pass_word`)."""
+    words = [k.word for k in KEY_WORDS]
+    ends: list[str] = []
+    for k in KEY_WORDS:
+        ends.append(k.hint if k.word.endswith(k.hint) else k.word)
+        for first in words:
+            rest = k.word.removeprefix(first)
+            if first != k.word and len(rest) >= 2 and k.word.startswith(first):
+                ends.extend(first + sep + rest for sep in "_-")
+    return tuple(dict.fromkeys(ends))
+
+
+# One fixed-width look back each.
+_ENDINGS: Final = _endings()
+_LAST_LETTERS: Final = "".join(sorted({e[-1] for e in _ENDINGS}))
 _LOOK_BACK: Final = "|".join(f"(?<={re.escape(e)})" for e in _ENDINGS)
 # `<` and an optional namespace prefix, the name (possessive: the look back judges its end;
 # a look at what ends the name and at its last letter first, the cheap rejections), attributes,
@@ -60,7 +60,7 @@ _P: Final = "+" if sys.version_info >= (3, 11) else ""
 def _start(p: str) -> str:
     return (
         rf"<(?:[a-z0-9_.-]{{1,32}}:)?{p}(?P<name>[a-z0-9_.-]{{1,64}}{p})(?=[ \t\r\n>])"
-        r"(?<=[sdetyln])(?:" + _LOOK_BACK + ")"
+        r"(?<=[" + _LAST_LETTERS + "])(?:" + _LOOK_BACK + ")"
         rf"(?:[ \t\r\n][^<>]{{0,1024}}{p})?{p}>[ \t\r\n]*{p}"
     )
 
