@@ -32,12 +32,16 @@ def _endings() -> tuple[str, ...]:
     """The ends of a name (as written, separators included) after which it may be a sensitive
     key (is_sensitive_key judges it: `cache_key` is none), from the rule table's key words: a
     word that ends with its hint by the hint (`key` for `private_key`, `x-api-key`), and a word
-    made of another and more also with `_` or `-` between them (`session_id`, `pass_word`)."""
-    words = [k.word for k in KEY_WORDS]
+    that starts with another word or a hint also with `_` or `-` after it (`session_id`,
+    `pass_word`, `mfa-code`)."""
+    firsts = {k.word for k in KEY_WORDS} | {k.hint for k in KEY_WORDS}
     ends: list[str] = []
     for k in KEY_WORDS:
-        ends.append(k.hint if k.word.endswith(k.hint) else k.word)
-        for first in words:
+        if k.word.endswith(k.hint):
+            ends.append(k.hint)
+            continue
+        ends.append(k.word)
+        for first in firsts:
             rest = k.word.removeprefix(first)
             if first != k.word and len(rest) >= 2 and k.word.startswith(first):
                 ends.extend(first + sep + rest for sep in "_-")
