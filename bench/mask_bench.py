@@ -2,6 +2,7 @@
 
     python bench/mask_bench.py            # full run (generates a 256 MB log once)
     python bench/mask_bench.py --quick    # smaller corpus and fewer calls
+    python bench/mask_bench.py --pure     # the filter's Python twin (as if not compiled)
 
 Logging: a StreamHandler writing to /dev/null with a usual asctime format, timed plain, with
 ``RedactingFilter`` on the handler, and through ``install(streams=False)`` (the makeRecord hook
@@ -33,6 +34,9 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+if "--pure" in sys.argv:  # before hygiene is imported: the filter's Python twin runs
+    sys.modules["hygiene.masking._fastpath"] = None  # type: ignore[assignment]
 
 from hygiene.masking import RedactingFilter, install, mask
 from hygiene.masking.fastpath import COMPILED
@@ -356,6 +360,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="32 MB corpus, fewer calls")
     parser.add_argument("--only", choices=["logging", "mask", "cli"], help="one part only")
     parser.add_argument("--calls", type=int, default=1_000, help="logging calls per run")
+    parser.add_argument("--pure", action="store_true", help="the filter's Python twin")
     args = parser.parse_args()
     if args.only in (None, "logging"):
         bench_logging(calls=args.calls, runs=21 if args.quick else 61)

@@ -155,6 +155,14 @@ def test_every_rule_is_masked_by_mask_the_filter_and_the_stream(name: str) -> No
     assert long.count(b"\n") == 1511
     outputs = [masked, short, long, _logged(text)]
     assert all(secret not in (o if isinstance(o, str) else o.decode()) for o in outputs)
+    # The masked form the row names (a key's: its word's; the sample's is a password).
+    policy = next(row.masked for row in ruletable.TABLE if row.name == name)
+    shown = "…" + secret[-4:]
+    if policy == ruletable.TAIL:
+        assert shown in masked
+    else:
+        assert "…" in masked
+        assert shown not in masked
     guard.capture(*outputs)
     guard.check()
 
