@@ -29,9 +29,11 @@ masked form), compiled here for ``str`` (masking) and ``bytes`` (the scanner).
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Final, TypeAlias
 
 from hygiene.fingerprints import ELLIPSIS as ELLIPSIS
@@ -308,6 +310,15 @@ def secret_at(
 
 def splice(text: str, spans: Iterable[tuple[int, int, str]]) -> str:
     """``text`` with each ``(start, end, replacement)`` applied (in order, not overlapping)."""
+    spans = spans if isinstance(spans, list) else list(spans)
+    if len(spans) > 64:
+        # Thousands of spans (a huge line of keys): the pieces cut and joined in C, no Python
+        # step per span (a loop took 0.8 s on 1.4 million).
+        starts = map(operator.itemgetter(0), spans)
+        ends = map(operator.itemgetter(1), spans)
+        gaps = map(text.__getitem__, map(slice, chain((0,), ends), chain(starts, (len(text),))))
+        replacements = chain(map(operator.itemgetter(2), spans), ("",))
+        return "".join(chain.from_iterable(zip(gaps, replacements, strict=True)))
     out: list[str] = []
     last = 0
     for start, end, replacement in spans:

@@ -15,15 +15,18 @@ invalid UTF-8 comes out byte for byte) and masked.
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 import threading
 from collections.abc import Callable
 from typing import Any, Final
 
 from hygiene.detection import ELLIPSIS
+from hygiene.masking.dense import Dense, dense_spans
 from hygiene.masking.spans import Span, splice
-from hygiene.masking.text import find_spans, mask
+from hygiene.masking.text import mask, spans_before_pass
 from hygiene.ruletable import gate_hints
 
 BLOCK: Final = 1 << 20
@@ -214,22 +217,53 @@ def mask_long_line(data: bytes, limit: int) -> tuple[bytes, int, bool]:
     whole = data.decode("utf-8", "surrogateescape")
     space = max(text.rfind(" "), text.rfind("\t"))
     cut = space + 1 if space > len(text) // 2 else len(text)
-    spans = find_spans(whole)
-    kept: list[Span] = []
+    # A value just past the cut may belong to a key before it (`password= ` | `hunter2`): it
+    # goes with this part, and the output resumes after it.
+    spans, dense = spans_before_pass(whole)  # in order, apart; plain tuples too
+    if (
+        dense is not None
+        and dense.pieces
+        and bisect.bisect_left(spans, (cut + _REACH,)) == len(spans)
+    ):
+        out, resume, runs_on = _through_pass(whole, cut, spans, dense)
+    else:
+        if dense is not None:
+            spans = spans + dense_spans(dense)
+        out, resume, runs_on = _spliced(whole, cut, spans)
+    out_bytes = out.encode("utf-8", "surrogateescape")
+    return out_bytes, len(whole[:resume].encode("utf-8", "surrogateescape")), runs_on
+
+
+def _spliced(whole: str, cut: int, spans: list[Span]) -> tuple[str, int, bool]:
+    """The part of ``whole`` up to ``cut`` (or the end of a span reaching past it) masked,
+    where it resumes, and whether a span runs to the end of ``whole``."""
+    # Sliced, not looped: a huge line of keys has a million spans.
+    kept = spans[: bisect.bisect_left(spans, (cut + _REACH,))]
     resume, runs_on = cut, False
-    for start, end, replacement in spans:  # plain tuples too (see without_overlaps)
-        # A value just past the cut may belong to a key before it (`password= ` | `hunter2`):
-        # it goes with this part, and the output resumes after it.
-        if start >= cut + _REACH:
-            break
-        if end > resume:
-            resume = end
-            if end == len(whole):
-                runs_on = True
-                replacement = _without_tail(replacement)
-        kept.append(Span(start, end, replacement))
-    out = splice(whole[:resume], kept).encode("utf-8", "surrogateescape")
-    return out, len(whole[:resume].encode("utf-8", "surrogateescape")), runs_on
+    if kept and kept[-1][1] > resume:  # the last one ends last
+        start, end, replacement = kept[-1]
+        resume = end
+        if end == len(whole):
+            runs_on = True
+            kept[-1] = Span(start, end, _without_tail(replacement))
+    return splice(whole[:resume], kept), resume, runs_on
+
+
+def _through_pass(whole: str, cut: int, head: list[Span], dense: Dense) -> tuple[str, int, bool]:
+    """:func:`_spliced` where a dense pass follows ``head`` (which all lies before the cut's
+    reach): the pass's values are found by the running sums of its pieces' lengths (in C),
+    and the part is joined from the pieces, with no span made per value."""
+    bounds = list(itertools.accumulate(map(len, dense.pieces), initial=dense.pos))
+    starts, ends = bounds[2::3], bounds[3::3]
+    count = bisect.bisect_left(starts, cut + _REACH)  # values kept
+    if not count:
+        return _spliced(whole, cut, head)
+    end = ends[count - 1]
+    resume = max(cut, end)
+    pieces = dense.pieces[: 3 * count]
+    pieces[2::3] = [ELLIPSIS] * count  # (a bare `…` has no tail to drop)
+    out = splice(whole[: dense.pos], head) + "".join(pieces) + whole[end:resume]
+    return out, resume, end == len(whole)
 
 
 def _without_tail(replacement: str) -> str:

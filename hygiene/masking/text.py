@@ -113,11 +113,26 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
 
     ``low`` is ``text.lower()`` when the caller has it; ``has_key=False`` skips the key rules.
     """
+    spans, dense = spans_before_pass(text, low, has_key=has_key)
+    return spans if dense is None else spans + dense_spans(dense)
+
+
+def spans_before_pass(
+    text: str, low: str | None = None, *, has_key: bool = True
+) -> tuple[list[Span], Dense | None]:
+    """:func:`find_spans` as the spans before one dense pass, and that pass: a text repeating
+    one key, scheme or URL (a huge line of them) is left as the pass's pieces, whose values
+    follow the other spans in order already (as in mask(): no sort, no merge step, no span
+    per value). ``None``: the spans are all there is."""
     found = _collect(text, low, has_key=has_key)
     spans, dense, passwords, hidden = found
+    if len(dense) == 1 and not passwords and hidden is None:
+        head = without_overlaps(spans)
+        if not head or head[-1][1] <= dense[0].pos:
+            return head, dense[0]
     if dense or passwords or hidden is not None:
-        return _spans(text, found)
-    return without_overlaps(spans)  # (a record's few spans: no further call)
+        return _spans(text, found), None
+    return without_overlaps(spans), None  # (a record's few spans: no further call)
 
 
 def _collect(
