@@ -59,12 +59,15 @@ _LOOK_BACK: Final = "|".join(f"(?<={re.escape(e)})" for e in _ENDINGS)
 # Possessive repeats are 3.11's; on 3.10 the plain ones match alike (what follows each can
 # never match what it would give back), only more slowly where a match fails.
 _P: Final = "+" if sys.version_info >= (3, 11) else ""
+# The look backs as one atomic group (3.11): once one holds, the others are not tried again
+# when the text after the tag fails (`<password><password>...`: all of them, at every tag).
+_ONE_OF: Final = "(?>" if sys.version_info >= (3, 11) else "(?:"
 
 
 def _start(p: str) -> str:
     return (
         rf"<(?:[a-z0-9_.-]{{1,32}}:)?{p}(?P<name>[a-z0-9_.-]{{1,64}}{p})(?=[ \t\r\n>])"
-        r"(?<=[" + _LAST_LETTERS + "])(?:" + _LOOK_BACK + ")"
+        r"(?<=[" + _LAST_LETTERS + "])" + _ONE_OF + _LOOK_BACK + ")"
         rf"(?:[ \t\r\n][^<>]{{0,1024}}{p})?{p}>[ \t\r\n]*{p}"
     )
 
