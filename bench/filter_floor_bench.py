@@ -13,7 +13,8 @@ the same handler that each do a little more of what the real one must do:
   put a secret there). On CPython 3.11 reading ``__dict__`` builds the dict before the
   formatter does, and every later attribute access of the formatter takes the slow path;
 * ``+ render``: it renders the message (``msg % args``) and lowercases it;
-* ``+ hints``: it looks for every hint of a secret (the gate ``redact_record`` unrolls);
+* ``+ hints``: it looks for every hint of a secret (``hygiene.masking.hints.hints_in``, the gate
+  generated from the rule table);
 * ``real, Python``: ``RedactingFilter``'s pure-Python twin (what runs where the extension
   ``hygiene/masking/_fastpath.c`` was not built);
 * ``real``: ``RedactingFilter`` itself (compiled where the extension was built: the first line
@@ -35,6 +36,7 @@ from collections.abc import Callable
 
 from hygiene.masking import RedactingFilter
 from hygiene.masking.fastpath import COMPILED, redact_with
+from hygiene.masking.hints import hints_in
 from hygiene.masking.records import redact_judged
 
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -70,19 +72,8 @@ def _render(record: logging.LogRecord) -> bool:
 def _hints(record: logging.LogRecord) -> bool:
     if _dict(record):
         message = record.msg % record.args  # type: ignore[operator]
-        low = message.lower()
-        hinted = (
-            ("k" in low and ("key" in low or "token" in low or "cookie" in low))
-            or ("ss" in low and ("pass" in low or "sessi" in low))
-            or ("cre" in low and ("secret" in low or "credential" in low))
-            or ("w" in low and "pwd" in low)
-            or ("z" in low and "authoriz" in low)
-            or ("I" in message and "AIC" in message)
-            or ("b" in low and ("bearer" in low or "basic" in low))
-            or "@" in message
-            or "\x1b" in message
-        )
-        return hinted or True  # (the work is what is measured; the record always goes on)
+        hinted = hints_in(message, message.lower())  # the rule table's gate
+        return bool(hinted) or True  # (the work is what is measured; the record always goes on)
     return True
 
 

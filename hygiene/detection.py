@@ -15,22 +15,25 @@ value is reported only when it looks like a credential (:mod:`hygiene.shapes`: n
 identifiers, member paths, ``x=y`` pairs, documented examples or truncated examples), and its
 surroundings are judged here (:func:`_judge`): a comma separates key and value only in a quoted
 pair, only real scheme words are schemes, and ``AWS4-HMAC-SHA256``, ``SharedKey`` and ``AWS``
-headers report their signature. The detection core is this module and :mod:`hygiene.shapes`;
-neither imports anything else of the package.
+headers report their signature. The detection core is this module, :mod:`hygiene.ruletable`
+and :mod:`hygiene.shapes`; none imports anything else of the package.
 
 A secret is identified by its fingerprint (``sha256:`` + hex SHA-256 of the full token;
 ``scrypt:`` for a guessable credential, :mod:`hygiene.fingerprints`) and shown to humans only
 in its masked form (``pat_AIC_…k3Xz``). :class:`Secret` keeps the token in
 memory for the caller to hash or revoke, but its ``repr`` never shows it. Patterns exist once,
-as text, compiled for ``str`` (masking) and ``bytes`` (the scanner).
+as text in the rule table (:mod:`hygiene.ruletable`, with every rule's literals, decoders and
+masked form), compiled here for ``str`` (masking) and ``bytes`` (the scanner).
 """
 
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Final, TypeAlias
 
 from hygiene.fingerprints import ELLIPSIS as ELLIPSIS
@@ -39,9 +42,18 @@ from hygiene.fingerprints import fingerprint as fingerprint
 from hygiene.fingerprints import masked_form as masked_form
 from hygiene.fingerprints import sha1_hex as sha1_hex
 from hygiene.fingerprints import sha256_fingerprint
+from hygiene.ruletable import ACCESS_TOKEN_PATTERN as ACCESS_TOKEN_PATTERN
+from hygiene.ruletable import AIC_PAT as AIC_PAT
+from hygiene.ruletable import AUTHORIZATION_PATTERN as AUTHORIZATION_PATTERN
+from hygiene.ruletable import BEARER_TOKEN as BEARER_TOKEN
+from hygiene.ruletable import MAX_TOKEN_LENGTH as MAX_TOKEN_LENGTH
+from hygiene.ruletable import PAIR_PATTERN as PAIR_PATTERN
+from hygiene.ruletable import PAIR_TOKEN_PATTERN as PAIR_TOKEN_PATTERN
+from hygiene.ruletable import PAT_PATTERN as PAT_PATTERN
+from hygiene.ruletable import PAT_URLENCODED_PATTERN as PAT_URLENCODED_PATTERN
+from hygiene.ruletable import PAT_URLENCODED_PREFIX, TABLE
 from hygiene.shapes import (
     ACCOUNT_SCHEMES,
-    SCHEME_PATTERN,
     aws4_signature,
     basic_is_placeholder,
     url_decoded,
@@ -50,8 +62,6 @@ from hygiene.shapes import is_placeholder as is_placeholder
 from hygiene.shapes import is_reportable_credential as is_reportable_credential
 from hygiene.shapes import looks_like_credential as looks_like_credential
 
-AIC_PAT: Final = "aic-pat"
-BEARER_TOKEN: Final = "bearer-token"  # noqa: S105 - a type id, not a password
 TYPE_IDS: Final = (AIC_PAT, BEARER_TOKEN)
 TYPE_NAMES: Final = {
     AIC_PAT: "AIC personal access token",
@@ -60,70 +70,9 @@ TYPE_NAMES: Final = {
 
 ALLOW_MARKERS: Final = ("pragma: allowlist secret", "hygiene: allow")
 
-# The longest credential we report (16 KiB: large JWTs are found whole); longer runs (base64
-# blobs in binaries) are cut here so the scanner's read-ahead stays bounded.
-MAX_TOKEN_LENGTH: Final = 16384
 # No secret any rule accepts is shorter (a PAT's secret part, a keyword-anchored credential):
 # the scanner skips a needle whose match could not hold that many characters.
 MIN_SECRET_LENGTH: Final = 8
-
-# The secret part: token characters, or `_` and `-` URL-encoded (`%5F`, `%2D`: a form body
-# or a logged query string encodes them), decoded in the reported token. Each repetition
-# is one character or one escape, never both, so the walk stays linear.
-_PAT_BODY = r"(?:[A-Za-z0-9_-]|%5[Ff]|%2[Dd]){8," + str(MAX_TOKEN_LENGTH) + "}"
-PAT_PATTERN: Final = r"pat_AIC_(?P<cred>" + _PAT_BODY + ")"
-# URL-encoded form (`pat%5FAIC%5F...`), as seen in logged query strings.
-_PAT_URLENCODED_PREFIX = r"pat%5[Ff]AIC%5[Ff]"
-PAT_URLENCODED_PATTERN: Final = _PAT_URLENCODED_PREFIX + r"(?P<cred>" + _PAT_BODY + ")"
-
-# The key's closing quote and the value's opening quote, each optional and escaped zero to
-# three times (JSON inside JSON inside JSON).
-_KEY_QUOTE = r"""(?P<kq>\\{0,3}["'])?"""
-_VALUE_QUOTE = r"""(?P<vq>\\{0,3}["'])?"""
-# Between the key and its value: `:`, `=`, or the comma of a quoted pair
-# (`("Authorization", "…")`, `(b'authorization', b'…')`); the comma counts only there (see
-# `_in_pair`), never in import lists, argument lists or JSON arrays.
-_SEPARATOR = r"[ \t]*(?:[:=]|(?P<comma>,[ \t]*b?))[ \t]*"
-# The credential itself: token68 characters plus `%` (URL-encoded values).
-_CRED = r"(?P<cred>[A-Za-z0-9._~+/=%-]{1," + str(MAX_TOKEN_LENGTH) + "})"
-# A credential ends at whitespace, a quote, a backslash, a delimiter or the end of input:
-# `get_token(` or `os.environ[` are code, not values.
-_CRED_END = r"""(?=[\s"'\\,;&)\]}>|]|$)"""
-# Only real authentication scheme words are schemes; `SharedKey account:SIG` names an account.
-_SCHEME = (
-    r"(?:(?P<scheme>(?i:" + SCHEME_PATTERN + r"))[ \t]+"
-    r"(?:(?P<account>[A-Za-z0-9._-]{1,64}):)?)?"
-)
-_KEY_VALUE = _KEY_QUOTE + _SEPARATOR + _VALUE_QUOTE + r"[ \t]*"
-
-AUTHORIZATION_PATTERN: Final = r"(?i:authorization)" + _KEY_VALUE + _SCHEME + _CRED + _CRED_END
-ACCESS_TOKEN_PATTERN: Final = r"(?i:access[_-]?token)" + _KEY_VALUE + _CRED + _CRED_END
-
-# HAR, Postman and OpenAPI carry a header or key as a name/value pair: the keyword is the value
-# of `name`/`key` (`{"name": "Authorization", "value": "Bearer ..."}`, Postman's
-# `"bearer": [{"key": "token", "value": "..."}]`), the credential that of a sibling `value`
-# (OpenAPI: `example`) of the same object, up to six lines on. The gap holds no `name`/`key`
-# field and no YAML list item, so the value of the next pair is never taken.
-_PAIR_KEYS = r"(?i:authorization|access_token)"
-_PAIR_TOKEN_KEY = r"""["'](?i:token)"""  # noqa: S105 - a pattern, not a password
-_PAIR_GAP_CHAR = r"""(?:(?!\\{0,3}["'](?:name|key)\\{0,3}["']|- )[^\n])"""
-_PAIR_GAP = r"(?:" + _PAIR_GAP_CHAR + r"{0,120}\r?\n){0,6}?" + _PAIR_GAP_CHAR + r"{0,120}?"
-_PAIR_VALUE_KEY = r"""(?<=[\s"',{\\])(?i:value|example)"""
-
-
-# An optional quote, escaped zero to three times (JSON inside JSON inside JSON).
-_QUOTE = r"""(?:\\{0,3}["'])?"""
-
-
-def _pair(key: str) -> str:
-    value = _QUOTE + r"[ \t]*[:=][ \t]*" + _QUOTE + r"[ \t]*" + _SCHEME + _CRED + _CRED_END
-    return key + _QUOTE + r"[ \t]*(?:,|\r?\n)" + _PAIR_GAP + _PAIR_VALUE_KEY + value
-
-
-# Two rules, so that no needle of one lies inside another of the same rule (`access_token"`
-# holds `ccess_token` and `token"`): the scanner ends a match at its rule's next needle.
-PAIR_PATTERN: Final = _pair(_PAIR_KEYS)
-PAIR_TOKEN_PATTERN: Final = _pair(_PAIR_TOKEN_KEY)
 
 
 def is_allowlisted(line: str | bytes) -> bool:
@@ -167,13 +116,15 @@ class Rule:
     type_id: str
     pattern: str
     # The literals the scanner searches for before running the pattern (every match holds
-    # one), and how far before its literal a match starts: `authorization` is searched as
-    # `uthoriz`, which no spelling of the keyword lacks. With `caseless`, needles are
-    # lowercase and match in any case, as the keyword patterns do.
+    # one), and how far before its literal a match starts (hygiene.ruletable.Row). With
+    # `caseless`, needles are lowercase and match in any case, as the keyword patterns do.
     needles: tuple[bytes, ...]
     back: int
     anchored_by_keyword: bool
     caseless: bool = False
+    # The rule table's row this rule is made from (its decoders, its masked form).
+    name: str = ""
+    decoders: tuple[str, ...] = ()
 
     # Compiled on first use: a run whose input holds no needle (most pre-commit runs) never
     # pays the 6 ms the rules' patterns take to compile. (cached_property writes the
@@ -196,36 +147,27 @@ class Rule:
         return not is_placeholder(cred)
 
 
-_URLENCODED_PREFIX = re.compile(_PAT_URLENCODED_PREFIX)
-_URLENCODED_NEEDLES = tuple(f"pat%5{a}AIC%5{b}".encode() for a in "Ff" for b in "Ff")
+_URLENCODED_PREFIX = re.compile(PAT_URLENCODED_PREFIX)
 
 
 def _is_pat(cred: str) -> bool:
     return cred.startswith(PAT_PREFIX) or _URLENCODED_PREFIX.match(cred) is not None
 
 
-def _rule(
-    type_id: str, pattern: str, needles: tuple[bytes, ...], back: int, *, kw: bool = False
-) -> Rule:
-    return Rule(type_id, pattern, needles, back, kw, caseless=kw)
-
-
-RULES: Final = (
-    _rule(AIC_PAT, PAT_PATTERN, (b"pat_AIC_",), 0),
-    # A PAT in a logged URL's query string; needles: the whole prefix, each case of its escapes
-    # (a match is cut at the next needle: a body holding `pat%5F` is no second token).
-    _rule(AIC_PAT, PAT_URLENCODED_PATTERN, _URLENCODED_NEEDLES, 0),
-    _rule(BEARER_TOKEN, AUTHORIZATION_PATTERN, (b"uthoriz",), 1, kw=True),
-    _rule(
-        BEARER_TOKEN,
-        ACCESS_TOKEN_PATTERN,
-        (b"ccess_token", b"ccess-token", b"ccesstoken"),
-        1,
-        kw=True,
-    ),
-    # Name/value pairs (HAR, Postman, OpenAPI); a pair whose value is a PAT is the PAT rule's.
-    _rule(BEARER_TOKEN, PAIR_PATTERN, (b"uthorization", b"ccess_token"), 1, kw=True),
-    _rule(BEARER_TOKEN, PAIR_TOKEN_PATTERN, (b'token"', b"token'"), 1, kw=True),
+# The scanner's rules: the rows of the rule table that have a pattern, in its order.
+RULES: Final = tuple(
+    Rule(
+        row.type_id,
+        row.pattern,
+        row.needles,
+        row.back,
+        row.keyword,
+        caseless=row.keyword,
+        name=row.name,
+        decoders=row.decoders,
+    )
+    for row in TABLE
+    if row.type_id is not None and row.pattern is not None
 )
 
 
@@ -368,6 +310,15 @@ def secret_at(
 
 def splice(text: str, spans: Iterable[tuple[int, int, str]]) -> str:
     """``text`` with each ``(start, end, replacement)`` applied (in order, not overlapping)."""
+    spans = spans if isinstance(spans, list) else list(spans)
+    if len(spans) > 64:
+        # Thousands of spans (a huge line of keys): the pieces cut and joined in C, no Python
+        # step per span (a loop took 0.8 s on 1.4 million).
+        starts = map(operator.itemgetter(0), spans)
+        ends = map(operator.itemgetter(1), spans)
+        gaps = map(text.__getitem__, map(slice, chain((0,), ends), chain(starts, (len(text),))))
+        replacements = chain(map(operator.itemgetter(2), spans), ("",))
+        return "".join(chain.from_iterable(zip(gaps, replacements, strict=True)))
     out: list[str] = []
     last = 0
     for start, end, replacement in spans:

@@ -154,8 +154,15 @@ def test_scanning_never_reaches_the_network(module: str) -> None:
 
 
 # The detection core: what a secret is (detection), what a value looks like (shapes), how a
-# secret is named without being shown (fingerprints) and who issued it (issuers).
-CORE = ("hygiene.detection", "hygiene.fingerprints", "hygiene.issuers", "hygiene.shapes")
+# secret is named without being shown (fingerprints), who issued it (issuers) and the rule table
+# every part derives what it looks for from (ruletable).
+CORE = (
+    "hygiene.detection",
+    "hygiene.fingerprints",
+    "hygiene.issuers",
+    "hygiene.ruletable",
+    "hygiene.shapes",
+)
 
 
 @pytest.mark.parametrize("module", CORE)

@@ -1,5 +1,6 @@
 /* The filter's common case, compiled: see fastpath.py, whose pure-Python twin gives the same
- * answers wherever this module was not built.
+ * answers wherever this module was not built. The hints it looks for are handed over by
+ * set_hints() at import (from the core's rule table): none is written here.
  *
  * Why C: on CPython 3.11 a Python filter that reads `record.__dict__` to look for `extra=`
  * attributes turns the record's inline attribute values into a dict, and every later
@@ -51,80 +52,123 @@ lower(unsigned char c)
     return (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
 }
 
-/* Whether `word` (lowercase, its first letter already matched) starts at `p`, in any case. */
+/* The hints, as set_hints() was handed them (fastpath.HINTS and CASED_HINTS, which the core's
+ * rule table gives): nothing here names one. Each is listed under the bytes it may start with
+ * (both cases of a caseless hint's first letter), so the pass over a text looks at each byte
+ * once and compares only where a hint may start. */
+#define MAX_HINTS 64
+#define MAX_HINT_LENGTH 32
+#define MAX_PER_BYTE 8
+
+typedef struct {
+    unsigned char text[MAX_HINT_LENGTH]; /* lowercase when caseless */
+    Py_ssize_t length;
+    int caseless;
+} hint_t;
+
+static hint_t hints[MAX_HINTS];
+static int hint_count = -1; /* -1: set_hints() was not called */
+static unsigned char starting[256][MAX_PER_BYTE]; /* indexes into hints */
+static unsigned char starting_count[256];
+
+/* Whether hint `h` starts at `p` (its first byte already matched), `left` bytes on. */
 static inline int
-starts(const unsigned char *p, Py_ssize_t left, const char *word, Py_ssize_t length)
+hint_at(const hint_t *h, const unsigned char *p, Py_ssize_t left)
 {
-    if (left < length) {
+    if (left < h->length) {
         return 0;
     }
-    for (Py_ssize_t j = 1; j < length; j++) {
-        if (lower(p[j]) != (unsigned char)word[j]) {
+    for (Py_ssize_t j = 1; j < h->length; j++) {
+        unsigned char c = h->caseless ? lower(p[j]) : p[j];
+        if (c != h->text[j]) {
             return 0;
         }
     }
     return 1;
 }
 
-/* The hints of fastpath.HINTS (text.py's gate: KEY_HINTS and the scheme words in any case,
- * `AIC` in capitals, `@`, ESC) in one pass over an ASCII text. */
+/* Whether an ASCII text holds one of the hints, in one pass. */
 static int
 has_hint(const unsigned char *s, Py_ssize_t n)
 {
     for (Py_ssize_t i = 0; i < n; i++) {
-        const unsigned char *p = s + i;
-        Py_ssize_t left = n - i;
-        switch (*p) {
-        case 'A':
-            if (left >= 3 && p[1] == 'I' && p[2] == 'C') {
+        unsigned char count = starting_count[s[i]];
+        for (unsigned char k = 0; k < count; k++) {
+            if (hint_at(&hints[starting[s[i]][k]], s + i, n - i)) {
                 return 1;
             }
-            if (starts(p, left, "authoriz", 8)) {
-                return 1;
-            }
-            break;
-        case 'a':
-            if (starts(p, left, "authoriz", 8)) {
-                return 1;
-            }
-            break;
-        case 'K': case 'k':
-            if (starts(p, left, "key", 3)) {
-                return 1;
-            }
-            break;
-        case 'T': case 't':
-            if (starts(p, left, "token", 5)) {
-                return 1;
-            }
-            break;
-        case 'C': case 'c':
-            if (starts(p, left, "cookie", 6) || starts(p, left, "credential", 10)) {
-                return 1;
-            }
-            break;
-        case 'P': case 'p':
-            if (starts(p, left, "pass", 4) || starts(p, left, "pwd", 3)) {
-                return 1;
-            }
-            break;
-        case 'S': case 's':
-            if (starts(p, left, "sessi", 5) || starts(p, left, "secret", 6)) {
-                return 1;
-            }
-            break;
-        case 'B': case 'b':
-            if (starts(p, left, "bearer", 6) || starts(p, left, "basic", 5)) {
-                return 1;
-            }
-            break;
-        case '@': case 0x1b:
-            return 1;
-        default:
-            break;
         }
     }
     return 0;
+}
+
+/* Lists hint `index` under byte `first`; 0, or -1 with ValueError past MAX_PER_BYTE. */
+static int
+list_under(unsigned char first, int index)
+{
+    if (starting_count[first] >= MAX_PER_BYTE) {
+        PyErr_SetString(PyExc_ValueError, "set_hints: too many hints start with one byte");
+        return -1;
+    }
+    starting[first][starting_count[first]++] = (unsigned char)index;
+    return 0;
+}
+
+/* Adds the str hints of `group` (caseless ones lowercased); 0, or -1 with an exception. */
+static int
+add_hints(PyObject *group, int caseless)
+{
+    if (!PyTuple_Check(group)) {
+        PyErr_SetString(PyExc_TypeError, "set_hints(hints, cased_hints): two tuples of str");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(group); i++) {
+        PyObject *item = PyTuple_GET_ITEM(group, i);
+        Py_ssize_t length = 0;
+        const char *text = PyUnicode_Check(item) ? PyUnicode_AsUTF8AndSize(item, &length) : NULL;
+        if (text == NULL || !PyUnicode_IS_ASCII(item) || length < 1 || length >= MAX_HINT_LENGTH
+            || hint_count >= MAX_HINTS) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "set_hints: a hint is 1-31 ASCII characters, "
+                                              "at most 64 of them");
+            return -1;
+        }
+        hint_t *h = &hints[hint_count];
+        for (Py_ssize_t j = 0; j < length; j++) {
+            unsigned char c = (unsigned char)text[j];
+            h->text[j] = caseless ? lower(c) : c;
+        }
+        h->length = length;
+        h->caseless = caseless;
+        unsigned char first = h->text[0];
+        if (list_under(first, hint_count) < 0) {
+            return -1;
+        }
+        if (caseless && first >= 'a' && first <= 'z' && list_under(first - 32, hint_count) < 0) {
+            return -1;
+        }
+        hint_count++;
+    }
+    return 0;
+}
+
+static PyObject *
+set_hints(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "set_hints(hints, cased_hints)");
+        return NULL;
+    }
+    memset(starting_count, 0, sizeof(starting_count));
+    hint_count = 0;
+    if (add_hints(args[0], 1) < 0 || add_hints(args[1], 0) < 0) {
+        /* Half a list would miss hints: every text goes to Python until a good call. */
+        memset(starting_count, 0, sizeof(starting_count));
+        hint_count = -1;
+        return NULL;
+    }
+    Py_RETURN_NONE;
 }
 
 /* 1: `record.<name>` is None; 0: it is something else; -1: reading it raised. */
@@ -219,7 +263,7 @@ plain_message_of(PyObject *record, int plain)
     }
 #endif
     Py_ssize_t length = PyUnicode_GET_LENGTH(message);
-    if (length < long_length && PyUnicode_IS_ASCII(message)
+    if (length < long_length && hint_count >= 0 && PyUnicode_IS_ASCII(message)
         && !has_hint(PyUnicode_1BYTE_DATA(message), length)) {
         result = PyTuple_Pack(3, record, rargs, msg);
     }
@@ -431,6 +475,9 @@ static PyMethodDef methods[] = {
      "without a hint; the rendered str when Python must judge it; None for any other record."},
     {"referent_count", referent_count, METH_O,
      "How many objects an object's GC traverse visits (-1 for an object without one)."},
+    {"set_hints", (PyCFunction)(void (*)(void))set_hints, METH_FASTCALL,
+     "set_hints(hints, cased_hints): what a message is searched for, in any case and as "
+     "written (fastpath.HINTS, CASED_HINTS)."},
     {"configure", (PyCFunction)(void (*)(void))configure, METH_FASTCALL,
      "configure(record_type, inline_referents, standard_count, long_length, slow)"},
     {"redact", (PyCFunction)(void (*)(void))redact, METH_FASTCALL | METH_KEYWORDS,

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable
 from typing import Final, NamedTuple
 
-from hygiene.detection import ELLIPSIS
+from hygiene.detection import ELLIPSIS, PAT_PREFIX
 from hygiene.masking.keys import SENSITIVE_ENDINGS, WORD_ENDINGS
 from hygiene.masking.spans import Span, alternation, without_overlaps
 
@@ -180,7 +180,9 @@ _USERINFO_RULE: Final = (
 PAT_RUN: Final = r"[A-Za-z0-9_-]*(?:%(?:5[Ff]|2[Dd])[A-Za-z0-9_-]*)*"
 # A PAT past the ones judged one by one: any non-empty body, the plain or URL-encoded form
 # (a superset of the core's two rules; placeholders are hidden too, and no tail is shown).
-_PAT_RULE: Final = f"(pat(?:_|%5[Ff])AIC(?:_|%5[Ff]))((?=[A-Za-z0-9_-]|%(?:5[Ff]|2[Dd])){PAT_RUN})"
+# The core's prefix, each `_` plain or encoded (`pat_AIC_`, `pat%5FAIC%5F`).
+_PAT_START: Final = PAT_PREFIX.replace("_", "(?:_|%5[Ff])")
+_PAT_RULE: Final = f"({_PAT_START})((?=[A-Za-z0-9_-]|%(?:5[Ff]|2[Dd])){PAT_RUN})"
 
 
 class DenseRule(NamedTuple):

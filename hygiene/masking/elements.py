@@ -25,28 +25,32 @@ from hygiene.masking.dense import Dense, DenseRule
 from hygiene.masking.keys import is_sensitive_key
 from hygiene.masking.keyvalues import value_replacement
 from hygiene.masking.spans import Span
+from hygiene.ruletable import KEY_WORDS
 
-# The ends of a name (as written, separators included) after which it may be a sensitive key;
-# is_sensitive_key judges it (`cache_key` is none). One fixed-width look back each.
-_ENDINGS: Final = (
-    "pass",
-    "password",
-    "passwd",
-    "pwd",
-    "passphrase",
-    "secret",
-    "key",
-    "credential",
-    "credentials",
-    "cookie",
-    "token",
-    "authorization",
-    "session",
-    "sessid",
-    "sessionid",
-    "session_id",
-    "session-id",
-)
+
+def _endings() -> tuple[str, ...]:
+    """The ends of a name (as written, separators included) after which it may be a sensitive
+    key (is_sensitive_key judges it: `cache_key` is none), from the rule table's key words: a
+    word that ends with its hint by the hint (`key` for `private_key`, `x-api-key`), and a word
+    that starts with another word or a hint also with `_` or `-` after it (`session_id`,
+    `pass_word`, `mfa-code`)."""
+    firsts = {k.word for k in KEY_WORDS} | {k.hint for k in KEY_WORDS}
+    ends: list[str] = []
+    for k in KEY_WORDS:
+        if k.word.endswith(k.hint):
+            ends.append(k.hint)
+            continue
+        ends.append(k.word)
+        for first in firsts:
+            rest = k.word.removeprefix(first)
+            if first != k.word and len(rest) >= 2 and k.word.startswith(first):
+                ends.extend(first + sep + rest for sep in "_-")
+    return tuple(dict.fromkeys(ends))
+
+
+# One fixed-width look back each.
+_ENDINGS: Final = _endings()
+_LAST_LETTERS: Final = "".join(sorted({e[-1] for e in _ENDINGS}))
 _LOOK_BACK: Final = "|".join(f"(?<={re.escape(e)})" for e in _ENDINGS)
 # `<` and an optional namespace prefix, the name (possessive: the look back judges its end;
 # a look at what ends the name and at its last letter first, the cheap rejections), attributes,
@@ -55,12 +59,15 @@ _LOOK_BACK: Final = "|".join(f"(?<={re.escape(e)})" for e in _ENDINGS)
 # Possessive repeats are 3.11's; on 3.10 the plain ones match alike (what follows each can
 # never match what it would give back), only more slowly where a match fails.
 _P: Final = "+" if sys.version_info >= (3, 11) else ""
+# The look backs as one atomic group (3.11): once one holds, the others are not tried again
+# when the text after the tag fails (`<password><password>...`: all of them, at every tag).
+_ONE_OF: Final = "(?>" if sys.version_info >= (3, 11) else "(?:"
 
 
 def _start(p: str) -> str:
     return (
         rf"<(?:[a-z0-9_.-]{{1,32}}:)?{p}(?P<name>[a-z0-9_.-]{{1,64}}{p})(?=[ \t\r\n>])"
-        r"(?<=[sdetyln])(?:" + _LOOK_BACK + ")"
+        r"(?<=[" + _LAST_LETTERS + "])" + _ONE_OF + _LOOK_BACK + ")"
         rf"(?:[ \t\r\n][^<>]{{0,1024}}{p})?{p}>[ \t\r\n]*{p}"
     )
 

@@ -26,14 +26,11 @@ import logging
 from collections.abc import Callable
 from typing import Final, Protocol
 
-from hygiene.masking.keys import KEY_HINTS
+from hygiene.masking.hints import CASED_HINTS as CASED_HINTS
+from hygiene.masking.hints import HINTS as HINTS
+from hygiene.masking.hints import hints_in
 from hygiene.masking.memo import STANDARD_COUNT, attribute_count
 from hygiene.masking.text import LONG
-
-# The hints the compiled pass looks for (has_hint in _fastpath.c spells them out: a test
-# checks each), in any case; CASED_HINTS in capitals only, as the PAT rules are.
-HINTS: Final = (*KEY_HINTS, "bearer", "basic", "@", "\x1b")
-CASED_HINTS: Final = ("AIC",)
 
 Clean = tuple[logging.LogRecord, tuple[object, ...], str]
 # What comes after the common case: slow(record, verdict), verdict being the rendered message
@@ -109,8 +106,8 @@ def redact_with(slow: Slow) -> Redact:
                 and attribute_count(record.__dict__) == STANDARD_COUNT
             ):
                 return True
-            # plain_message_py and text.may_hold_secret's gate, unrolled: this runs on every
-            # logging call, and a Python call costs a tenth of all of it.
+            # plain_message_py unrolled, and text's gate: this runs on every logging call,
+            # and a Python call costs a tenth of all of it.
             if not (
                 type(args) is tuple  # (a marked tuple is a subclass: masked already)
                 and type(msg) is str
@@ -121,21 +118,9 @@ def redact_with(slow: Slow) -> Redact:
             ):
                 return slow(record, None)
             message = msg % args if args else msg  # what getMessage() renders
-            if len(message) < LONG:
-                low = message.lower()
-                if not (
-                    ("k" in low and ("key" in low or "token" in low or "cookie" in low))
-                    or ("ss" in low and ("pass" in low or "sessi" in low))
-                    or ("cre" in low and ("secret" in low or "credential" in low))
-                    or ("w" in low and "pwd" in low)
-                    or ("z" in low and "authoriz" in low)
-                    or ("I" in message and "AIC" in message)
-                    or ("b" in low and ("bearer" in low or "basic" in low))
-                    or "@" in message
-                    or "\x1b" in message
-                ):
-                    _last_clean = (record, args, msg)
-                    return True
+            if len(message) < LONG and not hints_in(message, message.lower()):
+                _last_clean = (record, args, msg)
+                return True
         except Exception:  # a bad format, or an argument whose str() fails
             return slow(record, False)
         return slow(record, message)
@@ -147,6 +132,9 @@ try:
     import hygiene.masking._fastpath as _C  # (the compiled twin; a submodule, no cycle)
 except ImportError:  # built without a compiler: the Python twins run
     _C = None  # type: ignore[assignment]
+
+if _C is not None:  # the compiled pass looks for the rule table's hints, as the twin does
+    _C.set_hints(HINTS, CASED_HINTS)
 
 COMPILED: Final = _C is not None
 """Whether the compiled filter runs (the extension was built)."""

@@ -6,8 +6,9 @@ searches of the lowercased text decide that fastest; on a 1 KB text those search
 about 1 µs. Where the ``hyperscan`` wheel is missing, :func:`has_hint` returns ``None`` and
 ``mask()`` uses its substring gate.
 
-The hints are a superset of what the rules need (``pat_aic_`` in any case, ``@`` alone), so a
-text it passes as clean holds no secret ``mask()`` would find.
+The hints are the core's rule table's (:func:`hygiene.ruletable.gate_hints`), each a literal
+every match of its rule holds, searched in any case: a text it passes as clean holds no secret
+``mask()`` would find.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ import re
 import threading
 from typing import Any, Final
 
-from hygiene.masking.keys import KEY_HINTS
+from hygiene.ruletable import gate_hints
 
-_HINTS: Final = (*KEY_HINTS, "pat_aic_", "pat%5faic%5f", "bearer", "basic", "@", "\x1b")
+# Every rule's hints in any case (the PAT rules' `pat_aic_`, not the short texts' `AIC`).
+_HINTS: Final = gate_hints(cased=False)[0]
 _LOCAL: Final = threading.local()
 
 

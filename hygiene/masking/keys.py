@@ -1,8 +1,9 @@
 """Which keys name a secret, and what a masked value of such a key looks like.
 
 A key is sensitive when, lowercased and without ``_``, ``-`` and ``.``, it ends with one of
-the words below: ``password``, ``AIC_PASSWORD``, ``db.password``, ``clientSecret``,
-``x-api-key``, ``refresh_token``, ``Set-Cookie`` ... but not ``password_hash``, ``token_type``
+the words of the core's rule table (:data:`hygiene.ruletable.KEY_WORDS`): ``password``,
+``AIC_PASSWORD``, ``db.password``, ``clientSecret``, ``x-api-key``, ``refresh_token``,
+``Set-Cookie`` ... but not ``password_hash``, ``token_type``
 or ``max_tokens``. Matching the end of the key is what users of env dumps and config logs
 expect (``GITHUB_TOKEN``), while the word list keeps ``cache_key`` and ``primary_key`` out.
 ``pass`` names a password only as the last word of an environment variable (``DB_PASS``,
@@ -20,57 +21,23 @@ import re
 from typing import Final
 
 from hygiene.detection import ELLIPSIS, PAT_PREFIX, masked_form
+from hygiene.ruletable import HIDDEN_ENDINGS
+from hygiene.ruletable import KEY_HINTS as KEY_HINTS
+from hygiene.ruletable import SENSITIVE_ENDINGS as SENSITIVE_ENDINGS
+from hygiene.ruletable import WORD_ENDINGS as WORD_ENDINGS
 
-# Word endings whose values are hidden completely.
-_HIDDEN: Final = (
-    "password",
-    "passwd",
-    "pwd",
-    "passphrase",
-    "secret",
-    "privatekey",
-    "secretkey",
-    "signingkey",
-    "encryptionkey",
-    "credential",
-    "credentials",
-    "cookie",
-)
-# Word endings whose values are shown in the masked form (prefix, ellipsis, short tail).
-_TOKENS: Final = (
-    "token",
-    "apikey",
-    "accesskey",
-    "authorization",
-    "session",
-    "sessionid",
-    "sessid",
-)
-SENSITIVE_ENDINGS: Final = _HIDDEN + _TOKENS
-# `pass` as a password's name (module docs). Not `auth`, though Sentry's denylist has it, nor
-# any `*_pass`: over the source lines of 17 installed HTTP, cloud and web packages (as
+# The sensitive key words, what the gates look for and which values are hidden whole: the
+# core's rule table (KEY_WORDS) says, once.
+_HIDDEN: Final = HIDDEN_ENDINGS
+# `pass` as a password's name (module docs): the word of KEY_WORDS not sensitive alone. Not
+# `auth`, though Sentry's denylist has it, nor any `*_pass`: over the source lines of 17 installed HTTP, cloud and web packages (as
 # traceback lines show them), a version with both masked 166 lines of code more than the 511
 # masked then (`auth: BasicAuth | None`, `("auth", "0002_...")`, `test_pass = await ...`),
 # and not one secret (bench/overmask_bench.py --other <that version's checkout>).
-WORD_ENDINGS: Final = ("pass",)
 _PASS: Final = re.compile(
     r"(?:[A-Z0-9][_.-]+PASS|(?<![A-Za-z0-9])(?i:db|database|key)[_.-]?(?i:pass))\Z"
 )
 
-
-# Lowercase substrings of which every sensitive key holds at least one: the cheap gate that
-# decides whether a text needs the key rules at all.
-KEY_HINTS: Final = (
-    "pass",
-    "pwd",
-    "secret",
-    "token",
-    "key",
-    "authoriz",
-    "sessi",
-    "cookie",
-    "credential",
-)
 
 # Shell variables that only look sensitive: the working directory is not a password.
 _NOT_SECRETS: Final = frozenset({"PWD", "OLDPWD"})
@@ -79,7 +46,7 @@ _NOT_SECRETS: Final = frozenset({"PWD", "OLDPWD"})
 # header (gunicorn's `cookie="%({cookie}i)s"`), `***` what others already masked.
 _NOTHING: Final = frozenset("*-_.")
 # How masked forms start: hidden, a PAT's, a URL-encoded PAT's.
-_MASKED_STARTS: Final = (ELLIPSIS, PAT_PREFIX + ELLIPSIS, "pat%5FAIC%5F" + ELLIPSIS)
+_MASKED_STARTS: Final = (ELLIPSIS, PAT_PREFIX + ELLIPSIS, PAT_PREFIX.replace("_", "%5F") + ELLIPSIS)
 
 _STRIP: Final = str.maketrans("", "", "_-.")
 

@@ -16,6 +16,7 @@ from hygiene.masking.credentials import PAT, PAT_BODY
 from hygiene.masking.dense import PATS, Dense, dense_pass
 from hygiene.masking.keyvalues import PRECISE_KEYS
 from hygiene.masking.spans import Span
+from hygiene.ruletable import PAT_URLENCODED_PREFIX
 
 # The core's two PAT rules: plain, then URL-encoded.
 _PAT_RULE, _PAT_URLENCODED_RULE = (rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
@@ -23,7 +24,7 @@ _VERDICTS: Final[dict[int, str]] = {}
 _MAX_VERDICTS: Final = 1024
 # The core's two PAT patterns as runs (credentials.PAT), URL-encoded here.
 _PAT: Final = PAT
-_PAT_URLENCODED: Final = re.compile(r"pat%5[Ff]AIC%5[Ff]" + PAT_BODY)
+_PAT_URLENCODED: Final = re.compile(PAT_URLENCODED_PREFIX + PAT_BODY)
 
 
 def _units(cred: str) -> int:

@@ -9,22 +9,25 @@ across the cut is masked whole; a value running to the end of the look-ahead wai
 (up to twice ``max_line``), and only past that is a token running on dropped to its end.
 
 Clean lines are copied as bytes: the block is lowercased once and searched for the hints of
-:mod:`hygiene.masking.text`; only the lines around a hit are decoded (``surrogateescape``, so
+the core's rule table (:func:`hygiene.ruletable.gate_hints`); only the lines around a hit are decoded (``surrogateescape``, so
 invalid UTF-8 comes out byte for byte) and masked.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
 import threading
 from collections.abc import Callable
 from typing import Any, Final
 
 from hygiene.detection import ELLIPSIS
-from hygiene.masking.keys import KEY_HINTS
+from hygiene.masking.dense import Dense, dense_spans
 from hygiene.masking.spans import Span, splice
-from hygiene.masking.text import find_spans, mask
+from hygiene.masking.text import mask, spans_before_pass
+from hygiene.ruletable import gate_hints
 
 BLOCK: Final = 1 << 20
 MAX_LINE: Final = 8 << 20
@@ -33,15 +36,9 @@ _KEEP: Final = 8192
 # How far past a cut a value may start and still belong to a key before the cut.
 _REACH: Final = 1024
 
-_HINTS: Final = (
-    *(h.encode() for h in KEY_HINTS),
-    b"pat_aic_",
-    b"pat%5faic%5f",
-    b"bearer",
-    b"basic",
-    b"\x1b",
-)
-# URLs are everywhere in logs; only those with a password in their userinfo need masking.
+# The rule table's hints, in any case. URLs are everywhere in logs, and `@` in them: the
+# userinfo rule is found by its own pattern, only where a password is in a URL's userinfo.
+_HINTS: Final = tuple(h.encode() for h in gate_hints(cased=False, skip=("userinfo",))[0])
 _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
 # Hyperscan finds every hint in one pass; below this size the plain finds cost less.
 _HYPERSCAN_FROM: Final = 1 << 16
@@ -178,6 +175,7 @@ def mask_stream(
     """Copy ``read`` to ``write`` masked, flushing after each batch of complete lines."""
     carry = b""
     swallowing = False  # the previous cut ended inside a masked token: drop its rest
+    waiting = False  # a value ran to the end of what was read: masked again at twice max_line
     while chunk := read(block):
         data = carry + chunk if carry else chunk
         if swallowing:
@@ -186,17 +184,20 @@ def mask_stream(
         if cut:
             write(mask_block(data[:cut]))
             flush()
-        elif len(data) > max_line:
+            waiting = False
+        elif len(data) > max_line and not (waiting and len(data) < 2 * max_line):
             out, cut, runs_on = mask_long_line(data, max_line - _KEEP)
             if runs_on and len(data) < 2 * max_line:
                 # A value runs to the end of what was read: read on, so it ends inside the
                 # look-ahead (cutting now would take `Authorization: Be` for a token and
-                # leave the credential after `arer` to the next part, keyless).
-                carry = data
+                # leave the credential after `arer` to the next part, keyless). Masked again
+                # once, with all the look-ahead: again at every block, a 20 MB line of
+                # `Authorization: ` was masked eight times over (7 MB/s).
+                carry, waiting = data, True
                 continue
             write(out)
             flush()
-            swallowing = runs_on
+            swallowing, waiting = runs_on, False
         carry = data[cut:]
     if carry:
         write(mask_block(carry))
@@ -216,22 +217,53 @@ def mask_long_line(data: bytes, limit: int) -> tuple[bytes, int, bool]:
     whole = data.decode("utf-8", "surrogateescape")
     space = max(text.rfind(" "), text.rfind("\t"))
     cut = space + 1 if space > len(text) // 2 else len(text)
-    spans = find_spans(whole)
-    kept: list[Span] = []
+    # A value just past the cut may belong to a key before it (`password= ` | `hunter2`): it
+    # goes with this part, and the output resumes after it.
+    spans, dense = spans_before_pass(whole)  # in order, apart; plain tuples too
+    if (
+        dense is not None
+        and dense.pieces
+        and bisect.bisect_left(spans, (cut + _REACH,)) == len(spans)
+    ):
+        out, resume, runs_on = _through_pass(whole, cut, spans, dense)
+    else:
+        if dense is not None:
+            spans = spans + dense_spans(dense)
+        out, resume, runs_on = _spliced(whole, cut, spans)
+    out_bytes = out.encode("utf-8", "surrogateescape")
+    return out_bytes, len(whole[:resume].encode("utf-8", "surrogateescape")), runs_on
+
+
+def _spliced(whole: str, cut: int, spans: list[Span]) -> tuple[str, int, bool]:
+    """The part of ``whole`` up to ``cut`` (or the end of a span reaching past it) masked,
+    where it resumes, and whether a span runs to the end of ``whole``."""
+    # Sliced, not looped: a huge line of keys has a million spans.
+    kept = spans[: bisect.bisect_left(spans, (cut + _REACH,))]
     resume, runs_on = cut, False
-    for start, end, replacement in spans:  # plain tuples too (see without_overlaps)
-        # A value just past the cut may belong to a key before it (`password= ` | `hunter2`):
-        # it goes with this part, and the output resumes after it.
-        if start >= cut + _REACH:
-            break
-        if end > resume:
-            resume = end
-            if end == len(whole):
-                runs_on = True
-                replacement = _without_tail(replacement)
-        kept.append(Span(start, end, replacement))
-    out = splice(whole[:resume], kept).encode("utf-8", "surrogateescape")
-    return out, len(whole[:resume].encode("utf-8", "surrogateescape")), runs_on
+    if kept and kept[-1][1] > resume:  # the last one ends last
+        start, end, replacement = kept[-1]
+        resume = end
+        if end == len(whole):
+            runs_on = True
+            kept[-1] = Span(start, end, _without_tail(replacement))
+    return splice(whole[:resume], kept), resume, runs_on
+
+
+def _through_pass(whole: str, cut: int, head: list[Span], dense: Dense) -> tuple[str, int, bool]:
+    """:func:`_spliced` where a dense pass follows ``head`` (which all lies before the cut's
+    reach): the pass's values are found by the running sums of its pieces' lengths (in C),
+    and the part is joined from the pieces, with no span made per value."""
+    bounds = list(itertools.accumulate(map(len, dense.pieces), initial=dense.pos))
+    starts, ends = bounds[2::3], bounds[3::3]
+    count = bisect.bisect_left(starts, cut + _REACH)  # values kept
+    if not count:
+        return _spliced(whole, cut, head)
+    end = ends[count - 1]
+    resume = max(cut, end)
+    pieces = dense.pieces[: 3 * count]
+    pieces[2::3] = [ELLIPSIS] * count  # (a bare `…` has no tail to drop)
+    out = splice(whole[: dense.pos], head) + "".join(pieces) + whole[end:resume]
+    return out, resume, end == len(whole)
 
 
 def _without_tail(replacement: str) -> str:

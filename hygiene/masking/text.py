@@ -31,6 +31,7 @@ from hygiene.masking.credentials import Covered, basic_spans, bearer_spans, user
 from hygiene.masking.dense import Dense, dense_spans, dense_text, hidden_text, merged, with_dense
 from hygiene.masking.elements import element_spans
 from hygiene.masking.gate import has_hint
+from hygiene.masking.hints import KEY, hints_in
 from hygiene.masking.keyvalues import add_key_spans
 from hygiene.masking.pats import add_pat_spans
 from hygiene.masking.spans import Span, splice, through_hidden, without_overlaps
@@ -98,61 +99,13 @@ def _found(text: str) -> _Found | None:
         return None
     if "\x1b" in text:
         return _spans_through_ansi(text), [], set(), None
-    # The gate: this runs on every log record, and most hold no hint at all. Unrolled as in
-    # may_hold_secret: the filter calls this alone, and a function call costs a tenth of it.
+    # The gate (hints.py, from the core's rule table): this runs on every log record, and
+    # most hold no hint at all.
     low = text.lower()
-    has_key = (  # _has_key_hint(low)
-        ("k" in low and ("key" in low or "token" in low or "cookie" in low))
-        or ("ss" in low and ("pass" in low or "sessi" in low))
-        or ("cre" in low and ("secret" in low or "credential" in low))
-        or ("w" in low and "pwd" in low)
-        or ("z" in low and "authoriz" in low)
-    )
-    # `I` first: a capital I is rarer than any other letter of `AIC` (see _has_key_hint).
-    if (
-        has_key
-        or ("I" in text and "AIC" in text)
-        or ("b" in low and ("bearer" in low or "basic" in low))
-        or "@" in text
-    ):
-        return _collect(text, low, has_key=has_key)
+    verdict = hints_in(text, low)
+    if verdict:
+        return _collect(text, low, has_key=verdict == KEY)
     return None
-
-
-def may_hold_secret(text: str) -> bool:
-    """The gate alone: False means :func:`mask` would return ``text`` unchanged."""
-    if len(text) >= LONG:
-        hint = has_hint(text)
-        if hint is not None:
-            return hint
-    if "\x1b" in text:
-        return True
-    low = text.lower()
-    return (  # _has_key_hint unrolled: this runs on every clean record
-        ("k" in low and ("key" in low or "token" in low or "cookie" in low))
-        or ("ss" in low and ("pass" in low or "sessi" in low))
-        or ("cre" in low and ("secret" in low or "credential" in low))
-        or ("w" in low and "pwd" in low)
-        or ("z" in low and "authoriz" in low)
-        or ("I" in text and "AIC" in text)
-        or ("b" in low and ("bearer" in low or "basic" in low))
-        or "@" in text
-    )
-
-
-def _has_key_hint(low: str) -> bool:
-    """Whether ``low`` holds one of ``KEY_HINTS``.
-
-    A one-character search is a memchr (0.04 µs on 1 KB); a multi-character one costs
-    0.5-0.8 µs. So each hint is looked for only once a piece it contains is there.
-    """
-    return (
-        ("k" in low and ("key" in low or "token" in low or "cookie" in low))
-        or ("ss" in low and ("pass" in low or "sessi" in low))
-        or ("cre" in low and ("secret" in low or "credential" in low))
-        or ("w" in low and "pwd" in low)
-        or ("z" in low and "authoriz" in low)
-    )  # KEY_HINTS unrolled (a loop costs 30% more); a test covers every key
 
 
 def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> list[Span]:
@@ -160,11 +113,26 @@ def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> li
 
     ``low`` is ``text.lower()`` when the caller has it; ``has_key=False`` skips the key rules.
     """
+    spans, dense = spans_before_pass(text, low, has_key=has_key)
+    return spans if dense is None else spans + dense_spans(dense)
+
+
+def spans_before_pass(
+    text: str, low: str | None = None, *, has_key: bool = True
+) -> tuple[list[Span], Dense | None]:
+    """:func:`find_spans` as the spans before one dense pass, and that pass: a text repeating
+    one key, scheme or URL (a huge line of them) is left as the pass's pieces, whose values
+    follow the other spans in order already (as in mask(): no sort, no merge step, no span
+    per value). ``None``: the spans are all there is."""
     found = _collect(text, low, has_key=has_key)
     spans, dense, passwords, hidden = found
+    if len(dense) == 1 and not passwords and hidden is None:
+        head = without_overlaps(spans)
+        if not head or head[-1][1] <= dense[0].pos:
+            return head, dense[0]
     if dense or passwords or hidden is not None:
-        return _spans(text, found)
-    return without_overlaps(spans)  # (a record's few spans: no further call)
+        return _spans(text, found), None
+    return without_overlaps(spans), None  # (a record's few spans: no further call)
 
 
 def _collect(

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,8 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hygiene.masking import RedactingFilter, fastpath
+from hygiene.masking.hints import hints_in
 from hygiene.masking.keys import KEY_HINTS
-from hygiene.masking.text import LONG, may_hold_secret
+from hygiene.masking.text import LONG
 from tests.helpers import REPO_ROOT, SecretGuard
 from tests.masking.conftest import JsonFormatter, stream_handler
 
@@ -38,7 +40,7 @@ def _python_verdict(record: logging.LogRecord, plain: bool) -> str | None:
     """What the Python twin and the filter's judgement make of a record: "clean", the rendered
     message (a hint, or long), or None (not a plain record)."""
     message = fastpath.plain_message_py(record, plain)
-    if message is not None and len(message) < LONG and not may_hold_secret(message):
+    if message is not None and len(message) < LONG and not hints_in(message, message.lower()):
         return "clean"
     return message
 
@@ -67,7 +69,8 @@ def test_the_extension_is_built_and_loads() -> None:
 
 
 def test_the_compiled_hints_are_the_gates() -> None:
-    # Every hint text.py's gate looks for (its gate.py twin for long texts lists them too).
+    # Every hint text.py's gate looks for (its gate.py twin for long texts lists them too),
+    # all from the rule table: the PAT rules' `AIC` as written stands for their prefixes.
     from hygiene.masking.gate import _HINTS
 
     assert {h.lower() for h in (*fastpath.HINTS, *fastpath.CASED_HINTS)} >= set(_HINTS) - {
@@ -75,6 +78,60 @@ def test_the_compiled_hints_are_the_gates() -> None:
         "pat%5faic%5f",
     }
     assert set(KEY_HINTS) <= set(fastpath.HINTS)
+    assert all("AIC" in hint.upper() for hint in set(_HINTS) - set(fastpath.HINTS))
+
+
+@pytest.fixture
+def compiled_hints() -> Iterator[object]:
+    """The compiled module, its hints restored afterwards to the rule table's."""
+    module = sys.modules["hygiene.masking._fastpath"]
+    try:
+        yield module
+    finally:
+        module.set_hints(fastpath.HINTS, fastpath.CASED_HINTS)  # type: ignore[attr-defined]
+
+
+@compiled
+def test_the_compiled_pass_looks_for_the_hints_it_was_handed(compiled_hints: object) -> None:
+    # Nothing is written into the C: what set_hints() hands it is all it looks for.
+    compiled_hints.set_hints(("zq", "@"), ("XY",))  # type: ignore[attr-defined]
+    for message in ("user zq in", "user ZQ in", "user zQ", "zq", "user XY in", "a@b"):
+        assert fastpath.plain_message(_record("%s", (message,)), False) == message
+    for message in ("user key token pass in", "user xy in", "user Xy", "user z q", "AIC"):
+        assert _compiled_verdict(_record("%s", (message,)), False) == "clean"
+
+
+@compiled
+@pytest.mark.parametrize(
+    ("hints", "cased", "error"),
+    [
+        (["key"], (), TypeError),
+        ("key", (), TypeError),
+        (("key",), None, TypeError),
+        ((1,), (), ValueError),
+        (("",), (), ValueError),
+        (("clé",), (), ValueError),
+        (("x" * 32,), (), ValueError),
+        (tuple(f"k{i}" for i in range(9)), (), ValueError),  # nine hints starting with `k`
+        (tuple(f"{chr(97 + i % 26)}{i}" for i in range(65)), (), ValueError),
+    ],
+)
+def test_hints_it_cannot_hold_leave_every_message_to_python(
+    compiled_hints: object, hints: object, cased: object, error: type[Exception], guard: SecretGuard
+) -> None:
+    with pytest.raises(error):
+        compiled_hints.set_hints(hints, cased)  # type: ignore[attr-defined]
+    # Half a list would pass what the other half names: every message goes to Python instead.
+    assert fastpath.plain_message(_record("user %s in", ("alice",)), False) == "user alice in"
+    pat = guard.pat()
+    handler, sink = stream_handler()
+    handler.addFilter(RedactingFilter())
+    logger = logging.Logger("bad-hints")
+    logger.addHandler(handler)
+    logger.warning("user %s in", "alice")
+    logger.warning("token %s", pat)
+    guard.capture(sink.getvalue())
+    assert sink.getvalue().splitlines()[0].endswith("user alice in")
 
 
 def _spellings(word: str) -> list[str]:
@@ -248,6 +305,7 @@ TWIN_RUN = [
     "tests/masking/test_shape.py",
     "tests/masking/test_reconfigure.py",
     "tests/masking/test_properties.py",
+    "tests/test_ruletable.py",
 ]
 
 

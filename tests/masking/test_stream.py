@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -82,8 +83,94 @@ def test_no_secret_is_split_at_a_long_line_cut(
     assert out.endswith(b" end" + b"y" * 9000 + b"\n")
 
 
-def test_a_huge_line_of_keys_is_masked_in_linear_time_and_bounded_memory() -> None:
+def test_a_huge_line_of_keys_is_masked_in_linear_time_and_bounded_memory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hygiene.masking import stream
+
+    masked: list[int] = []  # the length of every text masked whole
+    spans_before_pass = stream.spans_before_pass
+    monkeypatch.setattr(
+        stream,
+        "spans_before_pass",
+        lambda text: masked.append(len(text)) or spans_before_pass(text),
+    )
     line = b"Authorization: " * ((1 << 20) // 15) + b"\n"
-    out, flushes = _run(line, 1 << 16, max_line=1 << 18)
-    assert flushes > 2  # cut into parts, not held whole
-    assert b"Authorization: \xe2\x80\xa6" in out
+    block, max_line = 1 << 14, 1 << 18
+    source, out = io.BytesIO(line), io.BytesIO()
+    read_at_write: list[int] = []
+
+    def write(data: bytes) -> None:
+        read_at_write.append(source.tell())
+        out.write(data)
+
+    mask_stream(source.read, write, lambda: None, block=block, max_line=max_line)
+    assert len(read_at_write) >= 2  # cut into parts, not held whole: at most twice max_line
+    gaps = [b - a for a, b in zip([0, *read_at_write], read_at_write, strict=False)]
+    assert max(gaps) <= 2 * max_line + block
+    assert b"Authorization: \xe2\x80\xa6" in out.getvalue()
+    # A value running on past each cut is masked again once with all the look-ahead, not at
+    # every block read (which masked this line about twelve times over).
+    assert sum(masked) <= 3 * len(line)
+
+
+def _long_line_by_spans(data: bytes, limit: int) -> tuple[bytes, int, bool]:
+    """mask_long_line as it was written first: every span made, walked one by one."""
+    from hygiene.masking.spans import Span, splice
+    from hygiene.masking.stream import _REACH, _without_tail
+    from hygiene.masking.text import find_spans
+
+    while 0 < limit < len(data) and data[limit] & 0xC0 == 0x80:
+        limit -= 1
+    text = data[:limit].decode("utf-8", "surrogateescape")
+    whole = data.decode("utf-8", "surrogateescape")
+    space = max(text.rfind(" "), text.rfind("\t"))
+    cut = space + 1 if space > len(text) // 2 else len(text)
+    kept: list[Span] = []
+    resume, runs_on = cut, False
+    for start, end, replacement in find_spans(whole):
+        if start >= cut + _REACH:
+            break
+        if end > resume:
+            resume = end
+            if end == len(whole):
+                runs_on = True
+                replacement = _without_tail(replacement)
+        kept.append(Span(start, end, replacement))
+    out = splice(whole[:resume], kept).encode("utf-8", "surrogateescape")
+    return out, len(whole[:resume].encode("utf-8", "surrogateescape")), runs_on
+
+
+_UNITS = st.sampled_from(
+    [
+        b"pwd=a;",
+        b"password= ",
+        b"Authorization: ",
+        b"Authorization: Bearer abcdefghijk ",
+        b"bearer abcdefghijk ",
+        b"https://u:p@h ",
+        b'{"password": ',
+        b"<password>a</password>",
+        b"Cookie: a=b; ",
+        b"x",
+        b" ",
+        "é".encode(),
+    ]
+)
+
+
+@given(
+    head=st.lists(_UNITS, max_size=40).map(b"".join),
+    unit=_UNITS,
+    repeats=st.integers(0, 2000),
+    tail=st.lists(_UNITS, max_size=40).map(b"".join),
+    where=st.floats(0.05, 0.95),
+)
+def test_a_long_line_is_cut_as_when_every_span_was_walked(
+    head: bytes, unit: bytes, repeats: int, tail: bytes, where: float
+) -> None:
+    from hygiene.masking.stream import mask_long_line
+
+    data = head + unit * repeats + tail
+    limit = int(len(data) * where)
+    assert mask_long_line(data, limit) == _long_line_by_spans(data, limit)

@@ -18,9 +18,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hygiene.detection import AIC_PAT, MAX_TOKEN_LENGTH, PAT_PREFIX, RULES, Secret, secret_at
+from hygiene.ruletable import BASE64
 from hygiene.scan.decoders import utf16
 
-_PAT_RULE = next(rule for rule in RULES if rule.type_id == AIC_PAT)
+# The rule the table says this decoder's output may carry (the plain PAT's).
+_PAT_RULE = next(rule for rule in RULES if BASE64 in rule.decoders)
 
 
 @dataclass(frozen=True)

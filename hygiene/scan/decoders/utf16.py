@@ -16,12 +16,14 @@ from collections.abc import Callable, Iterator
 
 from hygiene.detection import AIC_PAT, MAX_TOKEN_LENGTH, PAT_PREFIX, RULES, Secret
 from hygiene.detection import secret_at as rule_secret_at
+from hygiene.ruletable import UTF16
 
 Reader = Callable[[int], bytes]
 
 # Common to both byte orders: LE is `p\0a\0...`, BE is `\0p\0a...`.
 NEEDLE = PAT_PREFIX.encode("utf-16-le")[:-1]
-_PAT_RULE = next(rule for rule in RULES if rule.type_id == AIC_PAT)
+# The rule the table says this decoder's output may carry (the plain PAT's).
+_PAT_RULE = next(rule for rule in RULES if UTF16 in rule.decoders)
 _PRINTABLE = frozenset(b"\t\n\r" + bytes(range(0x20, 0x7F)))
 _SAMPLE = 512
 _SHORT = 2 * (len(PAT_PREFIX) + 64)
