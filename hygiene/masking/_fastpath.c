@@ -66,8 +66,9 @@ starts(const unsigned char *p, Py_ssize_t left, const char *word, Py_ssize_t len
     return 1;
 }
 
-/* The hints of fastpath.HINTS (text.py's gate: KEY_HINTS and the scheme words in any case,
- * `AIC` in capitals, `@`, ESC) in one pass over an ASCII text. */
+/* The hints of fastpath.HINTS (text.py's gate: KEY_HINTS, the scheme words and
+ * context.CONTEXT_HINTS in any case, `AIC` in capitals, `@`, ESC) in one pass over an ASCII
+ * text. */
 static int
 has_hint(const unsigned char *s, Py_ssize_t n)
 {
@@ -110,6 +111,24 @@ has_hint(const unsigned char *s, Py_ssize_t n)
             break;
         case 'S': case 's':
             if (starts(p, left, "sessi", 5) || starts(p, left, "secret", 6)) {
+                return 1;
+            }
+            /* context.CONTEXT_HINTS: signed-URL signatures */
+            if (starts(p, left, "sig=", 4) || starts(p, left, "sig%", 4)
+                || starts(p, left, "signature", 9)) {
+                return 1;
+            }
+            break;
+        case '-':
+            /* context.CONTEXT_HINTS: curl's -u, --user */
+            if (starts(p, left, "-u ", 3) || starts(p, left, "--user", 6)) {
+                return 1;
+            }
+            break;
+        case ':':
+            /* context.CONTEXT_HINTS: pgpass ports and wildcards */
+            if (starts(p, left, ":5432:", 6) || starts(p, left, ":6432:", 6)
+                || starts(p, left, ":*:", 3)) {
                 return 1;
             }
             break;

@@ -26,13 +26,14 @@ import logging
 from collections.abc import Callable
 from typing import Final, Protocol
 
+from hygiene.masking.context import CONTEXT_HINTS
 from hygiene.masking.keys import KEY_HINTS
 from hygiene.masking.memo import STANDARD_COUNT, attribute_count
 from hygiene.masking.text import LONG
 
 # The hints the compiled pass looks for (has_hint in _fastpath.c spells them out: a test
 # checks each), in any case; CASED_HINTS in capitals only, as the PAT rules are.
-HINTS: Final = (*KEY_HINTS, "bearer", "basic", "@", "\x1b")
+HINTS: Final = (*KEY_HINTS, "bearer", "basic", "@", "\x1b", *CONTEXT_HINTS)
 CASED_HINTS: Final = ("AIC",)
 
 Clean = tuple[logging.LogRecord, tuple[object, ...], str]
@@ -133,6 +134,9 @@ def redact_with(slow: Slow) -> Redact:
                     or ("b" in low and ("bearer" in low or "basic" in low))
                     or "@" in message
                     or "\x1b" in message
+                    or ("sig" in low and ("sig=" in low or "sig%" in low or "signature" in low))
+                    or ("-u" in low and ("-u " in low or "--user" in low))
+                    or (":" in low and (":5432:" in low or ":6432:" in low or ":*:" in low))
                 ):
                     _last_clean = (record, args, msg)
                     return True

@@ -17,9 +17,19 @@ import re
 import threading
 from typing import Any, Final
 
+from hygiene.masking.context import CONTEXT_HINTS
 from hygiene.masking.keys import KEY_HINTS
 
-_HINTS: Final = (*KEY_HINTS, "pat_aic_", "pat%5faic%5f", "bearer", "basic", "@", "\x1b")
+_HINTS: Final = (
+    *KEY_HINTS,
+    "pat_aic_",
+    "pat%5faic%5f",
+    "bearer",
+    "basic",
+    "@",
+    "\x1b",
+    *CONTEXT_HINTS,
+)
 _LOCAL: Final = threading.local()
 
 
