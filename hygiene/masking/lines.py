@@ -24,7 +24,7 @@ from hygiene.detection import ELLIPSIS
 from hygiene.masking.keys import is_sensitive_key, safe_masked_form
 from hygiene.masking.recipes.frames import mask_rendered
 from hygiene.masking.spans import Span, splice, without_overlaps
-from hygiene.masking.text import find_spans
+from hygiene.masking.text import find_spans, mask
 from hygiene.masking.values import looks_random
 
 # How many lines after an opening line may hold what it names, and how many lines before a
@@ -105,6 +105,22 @@ def tail(data: bytes) -> bytes:
     return data[start:] if len(data) - start <= MAX_CONTEXT else b""
 
 
+_FRAME_MARKS: Final = tuple(hint.decode() for hint in FRAME_HINTS)
+
+
+def mask_text(text: str) -> str:
+    """``mask(text)``, and its lines that show frame variables masked as
+    :func:`mask_frame_line` masks them (what the stream guard writes: loguru's ``diagnose``
+    through a sink that held ``sys.stderr``)."""
+    masked = mask(text)
+    if not any(mark in masked for mark in _FRAME_MARKS):
+        return masked
+    return "".join(
+        mask_frame_line(line) if any(mark in line for mark in _FRAME_MARKS) else line
+        for line in masked.splitlines(keepends=True)
+    )
+
+
 def is_frame_line(line: bytes) -> bool:
     """Whether ``line`` holds a marker of rendered frame variables."""
     return any(hint in line for hint in FRAME_HINTS)
@@ -117,6 +133,7 @@ __all__ = [
     "MAX_CONTEXT",
     "is_frame_line",
     "mask_frame_line",
+    "mask_text",
     "mask_with_before",
     "needs_before",
     "opens",
