@@ -238,24 +238,29 @@ def _user_spans(text: str) -> Iterator[Span]:
 
 _NETRC_START: Final = re.compile(r"(?:^|(?<=\s))(?:machine|default)(?=\s)")
 _TOKEN: Final = re.compile(r"\S{1,4096}")
-_NETRC_ENDS: Final = frozenset({"machine", "default", "macdef"})
+_NETRC_KEYWORDS: Final = frozenset({"login", "password", "account", "port"})
 # An entry's tokens: machine, login, account, password and their values.
-_NETRC_TOKENS: Final = 16
+_NETRC_TOKENS: Final = 12
 
 
 def _netrc_spans(text: str, low: str) -> Iterator[Span]:
+    """``machine HOST`` or ``default``, then keyword-value pairs only; the password of an
+    entry that named its login first (prose such as "the default password is ..." is no
+    entry)."""
     for m in _NETRC_START.finditer(low):
         tokens = _TOKEN.finditer(low, m.end())
-        for _, token in zip(range(_NETRC_TOKENS), tokens, strict=False):
-            word = token.group()
-            if word in _NETRC_ENDS:
+        if m.group() == "machine" and next(tokens, None) is None:
+            continue
+        login = False
+        for _ in range(_NETRC_TOKENS // 2):
+            keyword, value = next(tokens, None), next(tokens, None)
+            if keyword is None or value is None or keyword.group() not in _NETRC_KEYWORDS:
                 break
-            if word == "password":
-                value = next(tokens, None)
-                if value is not None:
-                    span = _hidden("password", text, *value.span())
-                    if span is not None:
-                        yield span
+            login = login or keyword.group() == "login"
+            if keyword.group() == "password":
+                span = _hidden("password", text, *value.span()) if login else None
+                if span is not None:
+                    yield span
                 break
 
 
