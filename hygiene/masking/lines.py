@@ -55,7 +55,8 @@ def opens(low: str) -> bool:
     """Whether the lowercased line ``low`` names a credential that following lines hold."""
     if "name" in low and "value" not in low:
         m = _NAME_LINE.search(low)
-        if m is not None and is_sensitive_key(m.group("name")):
+        # (upper: an environment variable's `*_PASS` names a password only in capitals)
+        if m is not None and is_sensitive_key(m.group("name").upper()):
             return True
     if "authoriz" in low and _HEADER_LINE.match(low):
         return True

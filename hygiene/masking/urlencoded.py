@@ -36,7 +36,10 @@ def decoded_spans(text: str, low: str, find: Find) -> list[Span]:
     when no encoded separator follows a key hint."""
     if _ENCODED_KEY.search(low) is None:
         return []
-    view = text
+    # A form encoding writes a space as `+` (a `+` of the value is `%2B`): read as a server
+    # reads it, once (a `+` that decoding makes is the value's). The original text's rules
+    # still see a raw `+` as part of a credential.
+    view = text.replace("+", " ")
     starts = list(range(len(text)))
     ends = list(range(1, len(text) + 1))
     for _ in range(_ROUNDS):
@@ -44,7 +47,7 @@ def decoded_spans(text: str, low: str, find: Find) -> list[Span]:
         if decoded is None:
             break
         view, starts, ends = decoded
-    if view is text:
+    if view == text:
         return []
     return [Span(starts[s], ends[e - 1], new) for s, e, new in find(view) if e > s]
 
