@@ -91,7 +91,7 @@ def _hidden(key: str, text: str, start: int, end: int) -> Span | None:
 
 def _stands_for_a_value(value: str) -> bool:
     """Templates, ``$VARIABLES``, placeholders (``EXAMPLE``, ``xxxx``, ``<token>``)."""
-    if value.startswith(("$", "{{", "{%", "%(", "<", "%s")) or value.endswith(("}}", ">")):
+    if value.startswith(("$", "{", "%(", "<", "%s")) or value.endswith(("}}", ">")):
         return True
     return is_placeholder(value)
 
@@ -217,7 +217,8 @@ def _is_flag_value(flag: str, value: str) -> bool:
         return False
     if value.isalpha() and len(value) < 13:  # `--token to`, `--password reset`
         return False
-    return value.lower().translate(_COMPACT) != flag.lower().translate(_COMPACT)
+    metavar = value.rstrip("]),;").lower().translate(_COMPACT)  # `[--token TOKEN]`
+    return metavar != flag.lower().translate(_COMPACT)
 
 
 def _user_spans(text: str) -> Iterator[Span]:
