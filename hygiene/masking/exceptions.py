@@ -21,7 +21,7 @@ text only.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from hygiene.masking.text import mask
@@ -151,7 +151,24 @@ def typed_mask(value: object, key: str | None = None, depth: int = 0) -> object:
             k: typed_mask(v, k if isinstance(k, str) else None, depth + 1) for k, v in value.items()
         }
         return value if all(pairs[k] is v for k, v in value.items()) else pairs
+    if isinstance(value, Mapping):
+        return _remade_mapping(value)
     return _remade(value)
+
+
+def _remade_mapping(value: Mapping[object, object]) -> object:
+    """A mapping of the same type with its values masked (a multidict proxy of request
+    headers made again over a masked copy); ``value`` itself when that cannot be made."""
+    items = [(k, mask_value(v, k if isinstance(k, str) else None)) for k, v in value.items()]
+    if all(new is old for (_, new), old in zip(items, value.values(), strict=False)):
+        return value
+    try:
+        copy = getattr(value, "copy", None)
+        base: Any = type(copy())(items) if callable(copy) else dict(items)
+        remade = base if type(base) is type(value) else type(value)(base)  # type: ignore[call-arg]
+    except Exception:
+        return value
+    return remade if type(remade) is type(value) else value
 
 
 def _remade(value: object) -> object:

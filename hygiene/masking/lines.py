@@ -45,10 +45,9 @@ _NAME_LINE: Final = re.compile(
 _HEADER_LINE: Final = re.compile(r"[ \t]*(?:proxy-)?authorization[ \t]*:")
 _NETRC_LINE: Final = re.compile(r"(?:^|\s)(?:machine|default)(?:\s|$)")
 _BARE_PASSWORD: Final = re.compile(r"(?:^|\s)password[ \t]+\S")
-# loguru's value line: `└ 'value'`, or `└ 'value...` when cut at 128 characters.
-_DIAGNOSED: Final = re.compile(
-    r"""\u2514 b?(?P<q>['"])(?P<value>[A-Za-z0-9._~+/=-]{16,})(?:(?P=q)|\.\.\.$)"""
-)
+# A quoted value that loguru cut at 128 characters (`└ 'value...`, `└ ['a', 'value...`):
+# no closing quote for mask_rendered to find.
+_CUT: Final = re.compile(r"""(?P<q>['"])(?P<value>[A-Za-z0-9._~+/=-]{16,})\.\.\.$""")
 
 
 def opens(low: str) -> bool:
@@ -87,7 +86,7 @@ def mask_frame_line(line: str) -> str:
     masked = mask_rendered(line)
     if "\u2514" not in masked:
         return masked
-    m = _DIAGNOSED.search(masked)
+    m = _CUT.search(masked)
     if m is None or not looks_random(m.group("value")):
         return masked
     return (

@@ -25,7 +25,7 @@ from hygiene.masking.spans import Span, alternation
 _ENCODED_KEY: Final = re.compile(
     rf"{alternation(KEY_HINTS)}[a-z0-9_.-]{{0,64}}(?:%(?:25){{0,3}}22)?%(?:25){{0,3}}3[ad]"
 )
-_ESCAPE: Final = re.compile(r"%([0-9a-fA-F]{2})")
+_ESCAPES: Final = re.compile(r"(?:%[0-9a-fA-F]{2})+")
 _ROUNDS: Final = 3
 
 Find = Callable[[str], list[Span]]
@@ -61,13 +61,14 @@ def _decode_once(
     new_starts: list[int] = []
     new_ends: list[int] = []
     last = 0
-    for m in _ESCAPE.finditer(view):
+    for m in _ESCAPES.finditer(view):
         pieces.append(view[last : m.start()])
         new_starts.extend(starts[last : m.start()])
         new_ends.extend(ends[last : m.start()])
-        pieces.append(chr(int(m.group(1), 16)))
-        new_starts.append(starts[m.start()])
-        new_ends.append(ends[m.end() - 1])
+        for char, first, past in _characters(bytes.fromhex(m.group().replace("%", ""))):
+            pieces.append(char)
+            new_starts.append(starts[m.start() + 3 * first])
+            new_ends.append(ends[m.start() + 3 * past - 1])
         last = m.end()
     if not pieces:
         return None
@@ -75,3 +76,23 @@ def _decode_once(
     new_starts.extend(starts[last:])
     new_ends.extend(ends[last:])
     return "".join(pieces), new_starts, new_ends
+
+
+def _characters(data: bytes) -> list[tuple[str, int, int]]:
+    """The characters of escaped bytes, each with the first and past-last byte it came from:
+    UTF-8 sequences as one character (a masked form's `…` is one), any other byte as its
+    Latin-1 character."""
+    out: list[tuple[str, int, int]] = []
+    i = 0
+    while i < len(data):
+        lead = data[i]
+        size = 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+        try:
+            char = data[i : i + size].decode("utf-8") if size > 1 else chr(lead)
+        except UnicodeDecodeError:
+            char, size = chr(lead), 1
+        if len(char) != 1:
+            char, size = chr(lead), 1
+        out.append((char, i, i + size))
+        i += size
+    return out
