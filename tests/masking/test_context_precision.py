@@ -122,7 +122,8 @@ def _pipe() -> subprocess.Popen[bytes]:
 def _line_back(proc: subprocess.Popen[bytes], line: bytes) -> bytes:
     """Write one line and read the masked line back before the next is written: the value
     line reaches `hygiene mask` as a block of its own, after its name was written out."""
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
+    assert proc.stdout is not None
     proc.stdin.write(line)
     proc.stdin.flush()
     ready, _, _ = select.select([proc.stdout], [], [], 60)
@@ -151,7 +152,9 @@ def test_a_pipe_masks_a_value_named_on_an_earlier_line(
             guard.capture(out)
             assert out.count(b"\n") == 1  # written as it came, one line at a time
     finally:
-        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        assert proc.stdin is not None
+        assert proc.stdout is not None
+        assert proc.stderr is not None
         proc.stdin.close()
         rest, err = proc.stdout.read(), proc.stderr.read()
         proc.wait(timeout=60)
