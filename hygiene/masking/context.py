@@ -24,12 +24,20 @@ values already masked are left alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Final
 
-from hygiene.detection import ELLIPSIS, is_placeholder
-from hygiene.masking.keys import is_masked, is_sensitive_key, masked_value, safe_masked_form
-from hygiene.masking.spans import Span
+from hygiene.masking.context_values import (
+    MAX_VALUE,
+    QUOTES,
+    dense_rule,
+    hidden,
+    judged_then_dense,
+    value_end,
+)
+from hygiene.masking.context_web import folded_spans, html_spans, signature_spans
+from hygiene.masking.dense import Dense
+from hygiene.masking.keys import KEY_HINTS, is_sensitive_key
+from hygiene.masking.spans import Span, alternation
 
 # The literals (lowercase, found in any case) that hint at a credential only these rules
 # find; the other rules' hints (the key words, the scheme words, `@`) gate the rest. Every
@@ -46,99 +54,64 @@ CONTEXT_HINTS: Final = (
     ":*:",
 )
 
-# The longest value these rules read; a longer one is cut there (and hidden whole).
-_MAX_VALUE: Final = 16384
-_QUOTES: Final = "\"'"
-
 
 def has_context_hint(low: str) -> bool:
     """Whether the lowercased ``low`` holds one of :data:`CONTEXT_HINTS`."""
     return any(hint in low for hint in CONTEXT_HINTS)
 
 
-def context_spans(text: str, low: str, *, has_key: bool) -> list[Span]:
+def context_spans(text: str, low: str, dense: list[Dense], *, has_key: bool) -> list[Span]:
     """What the context rules mask in ``text`` (``low``: lowercased, as long as ``text``);
-    ``has_key``: a key hint is in the text (the rules anchored on a sensitive name run)."""
+    ``has_key``: a key hint is in the text (the rules anchored on a sensitive name run).
+    Past :data:`~hygiene.masking.context_values.JUDGED` candidates of a rule, its dense pass
+    is appended to ``dense``."""
     spans: list[Span] = []
     if has_key:
         if "name" in low and "value" in low:
-            spans.extend(_env_spans(text, low))
+            spans += _env_spans(text, low, dense)
         if "<" in low:
-            spans.extend(_html_spans(text, low))
+            spans += html_spans(text, low, dense)
         if "-" in low:
-            spans.extend(_flag_spans(text, low))
+            spans += _flag_spans(text, low, dense)
         if "machine" in low or "default" in low:
-            spans.extend(_netrc_spans(text, low))
-        if "authoriz" in low and "\n" in low:
-            spans.extend(_folded_spans(text, low))
+            spans += _netrc_spans(text, low, dense)
+        if "authoriz" in low and ("\n " in low or "\n\t" in low):  # a folded line
+            spans += folded_spans(text, low, dense)
     if "sig" in low:
-        spans.extend(_signature_spans(text, low))
-    if "-u" in low or "--user" in low or "-U" in text:
-        spans.extend(_user_spans(text))
+        spans += signature_spans(text, low, dense)
+    if "-u" in low or "--user" in low:
+        spans += _user_spans(text, low, dense)
     if ":" in low and text.count(":") >= 4:
-        spans.extend(_pgpass_spans(text, low))
+        spans += _pgpass_spans(text, low, dense)
     return spans
-
-
-def _hidden(key: str, text: str, start: int, end: int) -> Span | None:
-    """The span hiding ``text[start:end]``, the value of the sensitive ``key``; ``None``
-    for what stands for a value."""
-    value = text[start:end]
-    if not value.strip() or is_masked(value) or _stands_for_a_value(value):
-        return None
-    return Span(start, end, masked_value(key, value))
-
-
-def _stands_for_a_value(value: str) -> bool:
-    """Templates, ``$VARIABLES``, placeholders (``EXAMPLE``, ``xxxx``, ``<token>``)."""
-    if value.startswith(("$", "{", "%(", "<", "%s")) or value.endswith(("}}", ">")):
-        return True
-    return is_placeholder(value)
-
-
-def _value_end(text: str, start: int, *, stops: str) -> int:
-    """Where a value starting at ``start`` ends: its closing quote when quoted (the quote
-    itself excluded by the caller), else the first of ``stops`` or a line end."""
-    limit = min(len(text), start + _MAX_VALUE)
-    quote = text[start - 1 : start] if start > 0 else ""
-    if quote and quote in _QUOTES:
-        pos = start
-        while pos < limit:
-            char = text[pos]
-            if char == "\\":
-                pos += 2
-                continue
-            if char == quote or char in "\r\n":
-                return pos
-            pos += 1
-        return limit
-    pos = start
-    while pos < limit and text[pos] not in stops and text[pos] not in "\r\n":
-        pos += 1
-    return pos
 
 
 # --- Kubernetes and ECS environment lists -------------------------------------------------
 
+# Each pattern starts with its literal and looks behind it after (`re` then skips to each
+# occurrence at C speed; a pattern that starts with a look-behind is tried at every position).
 _NAME: Final = re.compile(
-    r"""(?<![a-z0-9_\\])(?P<nq>\\?["']?)name(?P=nq)[ \t]*[:=][ \t]*(?P<q>\\?["']?)"""
-    r"""(?P<name>[a-z0-9_.-]{1,64})(?P=q)"""
+    r"""name(?<![a-z0-9_\\]name)\\?["']?[ \t]*[:=][ \t]*(?P<q>\\?["']?)"""
+    rf"""(?P<name>[a-z0-9_.-]{{0,63}}?{alternation(KEY_HINTS)}[a-z0-9_.-]{{0,63}})(?P=q)"""
 )
-_VALUE: Final = re.compile(r"""(?<![a-z0-9_\\])(?P<vq>\\?["']?)value(?P=vq)[ \t]*[:=][ \t]*""")
+_VALUE: Final = re.compile(r"""value(?<![a-z0-9_\\]value)\\?["']?[ \t]*[:=][ \t]*""")
 # How far apart a name and its value may stand (one object, one YAML list item).
 _PAIR_REACH: Final = 240
+# Past the judged names: every value key's value, whatever its name (a superset).
+_ENV_REST: Final = dense_rule(
+    r"""(value(?<![a-z0-9_\\]value)\\?["']?[ \t]*[:=][ \t]*\\?["']?)([^"'\\\s,}\]]+)"""
+)
 
 
-def _env_spans(text: str, low: str) -> Iterator[Span]:
-    for m in _NAME.finditer(low):
+def _env_spans(text: str, low: str, dense: list[Dense]) -> list[Span]:
+    def judge(m: re.Match[str]) -> Span | None:
         name = text[m.start("name") : m.end("name")]
         if not is_sensitive_key(name):
-            continue
+            return None
         span = _value_after(text, low, m.end(), name)
-        if span is None:
-            span = _value_before(text, low, m.start(), name)
-        if span is not None:
-            yield span
+        return span if span is not None else _value_before(text, low, m.start(), name)
+
+    return judged_then_dense(_NAME.finditer(low), judge, _ENV_REST, text, low, dense)
 
 
 def _value_after(text: str, low: str, pos: int, name: str) -> Span | None:
@@ -166,45 +139,49 @@ def _one_entry(gap: str) -> bool:
 
 def _env_value(text: str, start: int, name: str) -> Span | None:
     opening = text[start : start + 2]
-    if opening.startswith("\\") and opening[1:] in _QUOTES:
-        end = text.find(opening, start + 2, start + 2 + _MAX_VALUE)
-        return _hidden(name, text, start + 2, end) if end > 0 else None
-    if opening[:1] in _QUOTES:
+    if opening.startswith("\\") and opening[1:] in QUOTES:
+        end = text.find(opening, start + 2, start + 2 + MAX_VALUE)
+        return hidden(name, text, start + 2, end) if end > 0 else None
+    if opening[:1] in QUOTES:
         start += 1
-        return _hidden(name, text, start, _value_end(text, start, stops=""))
+        return hidden(name, text, start, value_end(text, start, stops=""))
     if opening[:1] in "|>":  # a YAML block scalar: its lines follow (rare for a variable)
         return None
-    end = _value_end(text, start, stops=",}]#")
+    end = value_end(text, start, stops=",}]#")
     while end > start and text[end - 1] in " \t":
         end -= 1
-    return _hidden(name, text, start, end)
+    return hidden(name, text, start, end)
 
 
 # --- Command-line flags and curl's user ----------------------------------------------------
 
-_FLAG: Final = re.compile(r"""(?:^|(?<=[\s'"(\[=]))(?P<flag>--?[a-z][a-z0-9_.-]{1,63})[ \t]+""")
+_FLAG: Final = re.compile(
+    r"""(?P<flag>-(?<![^\s'"(\[=]-)-?(?:[a-z][a-z0-9_.-]{0,62}?)?"""
+    rf"""{alternation(KEY_HINTS)}[a-z0-9_.-]{{0,63}})[ \t]+(?P<q>['"]?)(?P<v>[^\s'"]*)"""
+)
 _USER: Final = re.compile(
-    r"""(?:^|(?<=[\s'"]))(?:-u|-U|--user|--proxy-user)(?:[ \t]+|=)(?P<q>['"]?)"""
-    r"""(?P<user>[^\s:'"]{1,256}):(?P<pw>[^\s'"]{1,4096})"""
+    r"""-(?<![^\s'"]-)(?:u|-user|-proxy-user)(?:[ \t]+|=)(?P<q>['"]?)"""
+    r"""(?P<user>[^\s:'"]{1,256}):(?P<v>[^\s'"]{1,4096})"""
 )
 
 
-def _flag_spans(text: str, low: str) -> Iterator[Span]:
-    for m in _FLAG.finditer(low):
+_FLAG_REST: Final = dense_rule(
+    r"""(-(?<![^\s'"(\[=]-)-?[a-z][a-z0-9_.-]{0,126}[ \t]+['"]?)([^\s'"-][^\s'"]*)"""
+)
+
+
+def _flag_spans(text: str, low: str, dense: list[Dense]) -> list[Span]:
+    def judge(m: re.Match[str]) -> Span | None:
         flag = m.group("flag").lstrip("-")
         if not is_sensitive_key(flag):
-            continue
-        start = m.end()
-        if text[start : start + 1] in _QUOTES:
-            start += 1
-            end = _value_end(text, start, stops="")
-        else:
-            end = _value_end(text, start, stops=" \t'\"")
-        value = text[start:end]
-        if _is_flag_value(flag, value):
-            span = _hidden(flag, text, start, end)
-            if span is not None:
-                yield span
+            return None
+        start = m.start("v")
+        end = value_end(text, start, stops=" \t'\"") if m.group("q") else m.end("v")
+        if not _is_flag_value(flag, text[start:end]):
+            return None
+        return hidden(flag, text, start, end)
+
+    return judged_then_dense(_FLAG.finditer(low), judge, _FLAG_REST, text, low, dense)
 
 
 _COMPACT: Final = str.maketrans("", "", "-_.")
@@ -221,151 +198,86 @@ def _is_flag_value(flag: str, value: str) -> bool:
     return metavar != flag.lower().translate(_COMPACT)
 
 
-def _user_spans(text: str) -> Iterator[Span]:
-    for m in _USER.finditer(text):
-        start, end = m.span("pw")
-        password = m.group("pw")
-        if m.group("q") and password.endswith(m.group("q")):
-            end -= 1
-            password = password[:-1]
-        if password.isdigit():  # `docker run -u 1000:1000`: a user and group id
-            continue
-        span = _hidden("password", text, start, end)
-        if span is not None:
-            yield span
+_USER_REST: Final = dense_rule(
+    r"""(-(?<![^\s'"]-)(?:u|-user|-proxy-user)(?:[ \t]+|=)['"]?[^\s:'"]{1,256}:)"""
+    r"""([^\s'"]{1,4096})"""
+)
+
+
+def _user_spans(text: str, low: str, dense: list[Dense]) -> list[Span]:
+    def judge(m: re.Match[str]) -> Span | None:
+        if m.group("v").isdigit():  # `docker run -u 1000:1000`: a user and group id
+            return None
+        return hidden("password", text, *m.span("v"))
+
+    return judged_then_dense(_USER.finditer(low), judge, _USER_REST, text, low, dense)
 
 
 # --- netrc and pgpass ----------------------------------------------------------------------
 
-_NETRC_START: Final = re.compile(r"(?:^|(?<=\s))(?:machine|default)(?=\s)")
+_NETRC_START: Final = re.compile(r"(?:machine|default)(?=\s)")
 _TOKEN: Final = re.compile(r"\S{1,4096}")
 _NETRC_KEYWORDS: Final = frozenset({"login", "password", "account", "port"})
 # An entry's tokens: machine, login, account, password and their values.
 _NETRC_TOKENS: Final = 12
 
 
-def _netrc_spans(text: str, low: str) -> Iterator[Span]:
+_NETRC_REST: Final = dense_rule(r"(password(?<!\Spassword)[ \t\r\n]+)(\S{1,4096})")
+
+
+def _netrc_spans(text: str, low: str, dense: list[Dense]) -> list[Span]:
     """``machine HOST`` or ``default``, then keyword-value pairs only; the password of an
     entry that named its login first (prose such as "the default password is ..." is no
     entry)."""
-    for m in _NETRC_START.finditer(low):
+
+    def judge(m: re.Match[str]) -> Span | None:
+        if m.start() > 0 and not low[m.start() - 1].isspace():
+            return None  # inside a word
         tokens = _TOKEN.finditer(low, m.end())
         if m.group() == "machine" and next(tokens, None) is None:
-            continue
+            return None
         login = False
         for _ in range(_NETRC_TOKENS // 2):
             keyword, value = next(tokens, None), next(tokens, None)
             if keyword is None or value is None or keyword.group() not in _NETRC_KEYWORDS:
-                break
+                return None
             login = login or keyword.group() == "login"
             if keyword.group() == "password":
-                span = _hidden("password", text, *value.span()) if login else None
-                if span is not None:
-                    yield span
-                break
+                return hidden("password", text, *value.span()) if login else None
+        return None
+
+    return judged_then_dense(_NETRC_START.finditer(low), judge, _NETRC_REST, text, low, dense)
 
 
-_PGPASS: Final = re.compile(
-    r"""(?m)(?:^|(?<=[ \t"']))(?P<host>(?:\\.|[a-z0-9._\[\]*-]){1,253}):(?P<port>\*|[0-9]{1,5}):"""
-    r"""(?:\\.|[^\s:\\]){1,128}:(?:\\.|[^\s:\\]){1,128}:(?P<pw>(?:\\.|[^\s\\]){1,4096})[ \t]*$"""
+# A pgpass line `host:port:db:user:password`, found from its port (a search for a literal
+# `:`, cheap on any text): no field holds an unescaped `:` (libpq's format), so each is one
+# run and a failed match costs its length. The line, or its end after a log prefix, maybe
+# quoted (as `echo '...' >> ~/.pgpass` shows it).
+_PORT: Final = re.compile(r":(?:\*|[0-9]{1,5}):")
+_HOST_CHARS: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._[]*-\\")
+_HOST_STARTS: Final = frozenset(" \t\n\r=\"'")
+_PG_REST: Final = re.compile(
+    r"""(?:\\.|[^\s:\\]){1,128}:(?:\\.|[^\s:\\]){1,128}:"""
+    r"""(?P<v>(?:\\.|[^\s:\\'"]){1,1024})["']?[ \t]*(?:\r?\n|$)"""
+)
+# Past the judged lines: the last field of every such line, hidden unjudged.
+_PG_DENSE: Final = dense_rule(
+    r"""(:(?:\*|[0-9]{1,5}):[^\s:]{1,128}:[^\s:]{1,128}:)([^\s:'"]{1,1024})"""
+    r"""(?=["']?[ \t]*(?:\r?\n|$))"""
 )
 
 
-def _pgpass_spans(text: str, low: str) -> Iterator[Span]:
-    for m in _PGPASS.finditer(low):
-        host = m.group("host")
+def _pgpass_spans(text: str, low: str, dense: list[Dense]) -> list[Span]:
+    def judge(m: re.Match[str]) -> Span | None:
+        start = m.start()
+        while start > 0 and m.start() - start < 253 and low[start - 1] in _HOST_CHARS:
+            start -= 1
+        host = low[start : m.start()]
+        if start > 0 and low[start - 1] not in _HOST_STARTS:
+            return None
         if host != "*" and not any(c.isalpha() or c == "." for c in host):
-            continue  # a time of day (`10:15:30`) is no host
-        start, end = m.span("pw")
-        end = start + len(text[start:end].rstrip("'\""))
-        span = _hidden("password", text, start, end)
-        if span is not None:
-            yield span
+            return None  # a time of day (`10:15:30`) is no host
+        rest = _PG_REST.match(low, m.end())
+        return None if rest is None else hidden("password", text, *rest.span("v"))
 
-
-# --- HTML form fields ----------------------------------------------------------------------
-
-_TAG: Final = re.compile(r"<(?:input|meta|param)\b[^<>]{0,2048}>")
-_ATTRIBUTE: Final = re.compile(
-    r"""(?P<attr>[a-z_:][-a-z0-9_:.]{0,63})[ \t\r\n]*=[ \t\r\n]*"""
-    r"""(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s"'=<>`]+))"""
-)
-_NAMING: Final = frozenset({"name", "id", "property", "http-equiv"})
-_HOLDING: Final = frozenset({"value", "content"})
-
-
-def _html_spans(text: str, low: str) -> Iterator[Span]:
-    for tag in _TAG.finditer(low):
-        sensitive = ""
-        held: tuple[int, int] | None = None
-        for a in _ATTRIBUTE.finditer(low, tag.start(), tag.end()):
-            group = (
-                "dq" if a.group("dq") is not None else "sq" if a.group("sq") is not None else "bare"
-            )
-            attr, value = a.group("attr"), a.group(group)
-            if attr in _NAMING and is_sensitive_key(value):
-                sensitive = text[a.start(group) : a.end(group)]
-            elif attr == "type" and value == "password":
-                sensitive = "password"
-            elif attr in _HOLDING:
-                held = a.span(group)
-        if sensitive and held is not None:
-            span = _hidden(sensitive, text, *held)
-            if span is not None:
-                yield span
-
-
-# --- Folded Authorization headers ----------------------------------------------------------
-
-_HEADER: Final = re.compile(
-    r"(?m)^(?P<indent>[ \t]*)(?:proxy-)?authorization[ \t]*:(?P<rest>[^\r\n]*)"
-)
-_CONTINUATION: Final = re.compile(r"\r?\n(?P<indent>[ \t]+)(?P<value>[^\r\n]*)")
-_SCHEME_WORD: Final = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,30}[ \t]+")
-# An obs-folded value spans a few lines at most.
-_MAX_FOLDS: Final = 8
-
-
-def _folded_spans(text: str, low: str) -> Iterator[Span]:
-    for m in _HEADER.finditer(low):
-        indent = len(m.group("indent"))
-        credential_seen = len(m.group("rest").split()) >= 2 or _is_credential(m.group("rest"))
-        pos = m.end()
-        for _ in range(_MAX_FOLDS):
-            c = _CONTINUATION.match(text, pos)
-            if c is None or len(c.group("indent")) <= indent or not c.group("value").strip():
-                break
-            start, end = c.span("value")
-            if not credential_seen:
-                scheme = _SCHEME_WORD.match(text, start, end)
-                if scheme is not None:
-                    start = scheme.end()
-            end = start + len(text[start:end].rstrip())
-            if end > start:
-                span = _hidden("authorization", text, start, end)
-                if span is not None:
-                    yield Span(span.start, span.end, ELLIPSIS)
-                credential_seen = True
-            pos = c.end()
-
-
-def _is_credential(rest: str) -> bool:
-    """Whether a header line's value holds more than a scheme word."""
-    words = rest.split()
-    return bool(words) and words[0].lower() not in {"bearer", "basic", "digest", "negotiate"}
-
-
-# --- Cloud signed-URL signatures -----------------------------------------------------------
-
-_SIGNATURE: Final = re.compile(
-    r"""[?&;](?:sig|signature|x-amz-signature|x-goog-signature)=(?P<value>[^&#\s"'<>\\]{1,4096})"""
-)
-
-
-def _signature_spans(text: str, low: str) -> Iterator[Span]:
-    for m in _SIGNATURE.finditer(low):
-        start, end = m.span("value")
-        value = text[start:end]
-        if len(value) < 8 or is_masked(value) or _stands_for_a_value(value):
-            continue
-        yield Span(start, end, safe_masked_form(value))
+    return judged_then_dense(_PORT.finditer(low), judge, _PG_DENSE, text, low, dense)

@@ -208,8 +208,8 @@ def _collect(
     if has_key and "<" in text:
         spans.extend(element_spans(text, low, dense))
     if has_key and decode and "%" in text:
-        spans.extend(decoded_spans(text, low, _undecoded_spans))
-    spans.extend(context_spans(text, low, has_key=has_key))
+        spans.extend(decoded_spans(text, low, _undecoded_spans, dense))
+    spans.extend(context_spans(text, low, dense, has_key=has_key))
     if "bearer" in low or "basic" in low:
         # A credential the key rules already masked (`Authorization: Bearer ...`) is not
         # judged again (on a 64 KB credential that judgement is most of the cost).

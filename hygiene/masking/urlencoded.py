@@ -8,16 +8,20 @@ as long as it changes), every rule of ``mask()`` runs over the decoded view, and
 mask there is mapped back onto the encoded characters. The replacement (a masked form, plain
 text) stands where the encoded value stood.
 
-Only texts where an encoded separator follows a key hint are decoded (a cheap regex first),
+Only the text around an encoded separator after a key hint is decoded (a cheap regex first),
 so URLs with ordinary escapes cost one search.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable
 from typing import Final
 
+from hygiene.detection import ELLIPSIS
+from hygiene.masking.context_values import JUDGED, dense_rule
+from hygiene.masking.dense import Dense, dense_pass
 from hygiene.masking.keys import KEY_HINTS
 from hygiene.masking.spans import Span, alternation
 
@@ -31,11 +35,66 @@ _ROUNDS: Final = 3
 Find = Callable[[str], list[Span]]
 
 
-def decoded_spans(text: str, low: str, find: Find) -> list[Span]:
+# How much around an encoded key is decoded: its key and an opening quote before it, and a
+# value after it (a longer value is followed to its end: _value_tail).
+_BEFORE: Final = 192
+_AFTER: Final = 4096
+# An encoded value's characters: anything but a space, a quote, `&`, and the escapes of
+# `&`, `"`, `,`, `;` and a space (at any depth of encoding).
+_VALUE: Final = r"(?:[^%&\s\"'<>]|%(?!(?:25){0,3}(?:26|22|2c|3b|20))[0-9a-f]{2})"
+# (The same run in two C-speed scans: its characters, then the first encoded delimiter.)
+_VALUE_RUN: Final = re.compile(r"[^&\s\"'<>]*")
+_ENCODED_END: Final = re.compile(r"%(?:25){0,3}(?:26|22|2c|3b|20)|%(?![0-9a-f]{2})")
+# Past the judged keys: the value after every encoded key hint, hidden unjudged.
+# (Its value unrolled: runs of plain characters at C speed between the escapes.)
+_ESCAPE_IN_VALUE: Final = r"%(?!(?:25){0,3}(?:26|22|2c|3b|20))[0-9a-f]{2}"
+_REST: Final = dense_rule(
+    rf"({alternation(KEY_HINTS)}[a-z0-9_.-]{{0,64}}(?:%(?:25){{0,3}}22)?%(?:25){{0,3}}3[ad]"
+    rf"(?:%(?:25){{0,3}}(?:20|22))*)"
+    rf"((?:[^%&\s\"'<>]|{_ESCAPE_IN_VALUE})[^%&\s\"'<>]*(?:{_ESCAPE_IN_VALUE}[^%&\s\"'<>]*)*)"
+)
+
+
+def decoded_spans(text: str, low: str, find: Find, dense: list[Dense]) -> list[Span]:
     """What ``find`` masks in the URL-decoded view of ``text``, as spans of ``text``; empty
-    when no encoded separator follows a key hint."""
-    if _ENCODED_KEY.search(low) is None:
-        return []
+    when no encoded separator follows a key hint.
+
+    Bounded work: the text around each of the first :data:`JUDGED` encoded keys is decoded
+    (windows do not overlap); past them, one dense pass (appended to ``dense``) hides every
+    later encoded value.
+    """
+    matches = _ENCODED_KEY.finditer(low)
+    spans: list[Span] = []
+    covered = 0
+    for m in itertools.islice(matches, JUDGED):
+        if m.end() <= covered:
+            continue  # decoded with the window before
+        lo = max(covered, m.start() - _BEFORE)
+        hi = min(len(text), m.end() + _AFTER)
+        covered = hi
+        for start, end, new in _window_spans(text[lo:hi], find):
+            if end + lo == hi and hi < len(text):  # a value running on past the window
+                end = _value_tail(low, hi) - lo
+                new = ELLIPSIS
+                covered = end + lo  # (keys inside it are part of it)
+            spans.append(Span(start + lo, end + lo, new))
+    later = next(matches, None)
+    if later is not None:
+        found = dense_pass(_REST, text, low, later.start())
+        if found is not None:
+            dense.append(found)
+    return spans
+
+
+def _value_tail(low: str, pos: int) -> int:
+    """Where an encoded value that goes on at ``pos`` ends."""
+    end = _VALUE_RUN.match(low, pos).end()  # type: ignore[union-attr]  # * always matches
+    stop = _ENCODED_END.search(low, pos, end)
+    return end if stop is None else stop.start()
+
+
+def _window_spans(text: str, find: Find) -> list[Span]:
+    """What ``find`` masks in the decoded view of ``text``, as spans of ``text``."""
     # A form encoding writes a space as `+` (a `+` of the value is `%2B`): read as a server
     # reads it, once (a `+` that decoding makes is the value's). The original text's rules
     # still see a raw `+` as part of a credential.
