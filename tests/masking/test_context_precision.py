@@ -160,3 +160,29 @@ def test_a_pipe_masks_a_value_named_on_an_earlier_line(
         proc.wait(timeout=60)
     guard.capture(rest, err)
     assert proc.returncode == 0
+
+
+MANY = {
+    "env-yaml": "  - name: SVC{i}_API_TOKEN\n    value: {s}\n",
+    "env-json": '{{"name": "DB{i}_PASSWORD", "value": "{s}"}}, ',
+    "flags": "--token {s} --svc{i}-api-key {s} ",
+    "curl": "curl -u user{i}:{s} https://x/{i}\n",
+    "netrc": "machine h{i} login u password {s}\n",
+    "pgpass": "db{i}.example.com:5432:app:alice:{s}\n",
+    "html": '<input type="hidden" name="csrf_token" value="{s}">\n',
+    "folded": "Authorization: Bearer\r\n  {s}\r\n",
+    "signed": "https://a.blob.core.windows.net/c/{i}?sv=2022-11-02&sig={s}\n",
+    "urlencoded": "next=%2Fcb%3Faccess_token%3D{s}%26i%3D{i}\n",
+}
+
+
+@pytest.mark.parametrize("shape", list(MANY))
+def test_past_the_judged_candidates_every_value_is_still_hidden(
+    shape: str, guard: SecretGuard
+) -> None:
+    # 100 of one shape in one text: past the 32 judged, one dense pass hides the rest.
+    text = "".join(MANY[shape].format(i=i, s=guard.session_token()) for i in range(100))
+    masked = mask(text)
+    guard.capture(masked)
+    assert mask(masked) == masked
+    assert masked.count("\n") == text.count("\n")
