@@ -25,7 +25,10 @@ overrides ``filter`` without calling ``super().filter`` is reached by the first 
 With ``streams=True`` (the default), it also replaces ``sys.stdout`` and ``sys.stderr`` by
 :class:`~hygiene.masking.guard.GuardedText`, so ``print``, uncaught exceptions, dying
 threads, unraisable exceptions, ``http.client`` debug output and debuggers are masked too;
-``StreamHandler``\\ s that already hold the real stream are pointed at the guard. It is the
+``StreamHandler``\\ s that already hold the real stream (attached to a logger or not yet)
+are pointed at the guard, and so are loguru's sinks that do (its default sink took
+``sys.stderr`` on import); a loguru sink it cannot reach is named in an
+:class:`~hygiene.masking.captured.UncoveredWarning` (:mod:`hygiene.masking.captured`). It is the
 default because ``install()`` promises a clean process, and most leaks seen in real stacks
 never go through ``logging``; ``install(streams=False)`` leaves the streams alone.
 
