@@ -50,6 +50,10 @@ _BARE_PASSWORD: Final = re.compile(r"(?:^|\s)password[ \t]+\S")
 _CUT: Final = re.compile(r"""(?P<q>['"])(?P<value>[A-Za-z0-9._~+/=-]{16,})\.\.\.$""")
 
 
+# What a line that opens or needs a context holds (bytes: the stream looks for them first).
+CONTEXT_WORDS: Final = (b"name", b"authoriz", b"machine", b"default", b"password")
+
+
 def opens(low: str) -> bool:
     """Whether the lowercased line ``low`` names a credential that following lines hold."""
     if "name" in low and "value" not in low:
@@ -128,6 +132,7 @@ def is_frame_line(line: bytes) -> bool:
 
 __all__ = [
     "BEFORE",
+    "CONTEXT_WORDS",
     "FOLLOWING",
     "FRAME_HINTS",
     "MAX_CONTEXT",

@@ -98,7 +98,10 @@ def _with_context(
     if reach:
         _follow(data, 0, reach, selected)
     for start, end in hinted:
-        low = data[start:end].decode("utf-8", "surrogateescape").lower()
+        raw = data[start:end].lower()
+        if not any(word in raw for word in context_lines.CONTEXT_WORDS):
+            continue  # (most hint lines: no Python work beyond these finds)
+        low = raw.decode("utf-8", "surrogateescape")
         if context_lines.needs_before(low):
             selected[start] = (end, True)
         if context_lines.opens(low):
