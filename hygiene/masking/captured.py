@@ -56,7 +56,7 @@ def guard_loguru(guards: Mapping[int, Any]) -> list[Restore]:
     reach. Nothing happens when loguru was never imported.
     """
     loguru = sys.modules.get("loguru")
-    if loguru is None:
+    if loguru is None or not guards:  # (no guards: an earlier install() put them in place)
         return []
     try:
         handlers = dict(loguru.logger._core.handlers)
@@ -100,15 +100,18 @@ def _set(owner: object, name: str, value: object) -> Restore | None:
 
 
 def _holds_a_stream(handler: object, guards: Mapping[int, Any]) -> bool:
-    """Whether a loguru handler's sink reaches a real stream in one of the ways above."""
+    """Whether a loguru handler's sink writes to a real stream: one it holds in the ways
+    above, or, for a sink of another kind, one its description names."""
     sink = getattr(handler, "_sink", None)
-    reached = (
+    held = [
         getattr(sink, "_stream", None),
         getattr(getattr(sink, "_function", None), "__self__", None),
-    )
-    return any(obj is not None and id(obj) in guards for obj in reached) or any(
-        f"<{name}>" in repr(handler) for name in ("stderr", "stdout")
-    )
+    ]
+    if any(obj is not None and id(obj) in guards for obj in held):
+        return True
+    if any(obj is not None and type(obj).__name__.startswith("Guarded") for obj in held):
+        return False  # pointed at a guard already
+    return any(f"<{name}>" in repr(handler) for name in ("stderr", "stdout"))
 
 
 def _warn(what: str) -> None:

@@ -41,6 +41,7 @@ logger.add(sys.stdout.write, format="write {message}")
 early = logging.StreamHandler()    # took sys.stderr; attached to no logger yet
 import hygiene.masking
 hygiene.masking.install()
+hygiene.masking.install()          # a second call changes nothing, and warns of nothing
 token, password = sys.argv[1], sys.argv[2]
 logger.info("calling with Authorization: Bearer {}", token)
 logger.warning("retrying with password={}", password)
