@@ -196,7 +196,18 @@ TABLE: Final = (
     # A URL's password: `@` is what a short text is gated on; the stream, where URLs are
     # everywhere, runs the rule's own pattern instead (hygiene.masking.stream).
     Row("userinfo", None, ("@",), (), (), 0, None, False, (), HIDDEN),
+    # Credentials named by their context (hygiene.masking.context); the context rules anchored
+    # on a key word (env lists, flags, netrc, HTML fields) are gated by the key words' hints.
+    # A signed URL's signature: Azure SAS `sig=` (its `=` URL-encoded too), X-Amz-Signature...
+    Row("signed-url", None, ("sig=", "sig%", "signature"), (), (), 0, None, False, (), TAIL),
+    # curl's user and password: `-u user:password`, `--user`, `--proxy-user`.
+    Row("curl-user", None, ("-u ", "--user"), (), (), 0, None, False, (), HIDDEN),
+    # pgpass lines: the PostgreSQL and PgBouncer ports, and a wildcard field.
+    Row("pgpass", None, (":5432:", ":6432:", ":*:"), (), (), 0, None, False, (), HIDDEN),
 )  # fmt: skip
+
+# The rows of hygiene.masking.context's rules that are gated on their own hints.
+CONTEXT_ROWS: Final = ("signed-url", "curl-user", "pgpass")
 
 # What the masker reads through rather than as text: ANSI colour codes start with ESC.
 LOOK_THROUGH: Final = ("\x1b",)
@@ -229,6 +240,7 @@ __all__ = [
     "BASE64",
     "BEARER_TOKEN",
     "COMPRESSED",
+    "CONTEXT_ROWS",
     "HIDDEN",
     "HIDDEN_ENDINGS",
     "KEYED",

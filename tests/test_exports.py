@@ -58,6 +58,7 @@ EXPORTS: dict[str, list[str]] = {
     "hygiene.masking": [
         "Installation",
         "RedactingFilter",
+        "UncoveredWarning",
         "install",
         "is_sensitive_key",
         "mask",

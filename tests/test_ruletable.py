@@ -70,6 +70,12 @@ SAMPLES: dict[str, Sample] = {
         (p := g.remember(_password())) and f"connecting to https://alice:{p}@db.example/x",
         p,
     ),
+    "signed-url": lambda g: (
+        (p := g.remember(_password())) and f"GET https://b.example/c?sv=2022&sig={p}&se=x",
+        p,
+    ),
+    "curl-user": lambda g: ((p := g.remember(_password())) and f"curl -u alice:{p} https://x/", p),
+    "pgpass": lambda g: ((p := g.remember(_password())) and f"db.example:5432:app:alice:{p}", p),
 }
 
 

@@ -8,6 +8,9 @@ Modules: :mod:`~hygiene.masking.text` (``mask`` and its gate; :mod:`~hygiene.mas
 for long texts), :mod:`~hygiene.masking.keyvalues` (values of sensitive keys,
 ``Authorization``), :mod:`~hygiene.masking.keys` (sensitive key names),
 :mod:`~hygiene.masking.credentials` (``Bearer``, ``Basic``, URL passwords),
+:mod:`~hygiene.masking.context` (credentials named by their context: environment lists,
+flags, netrc, pgpass; :mod:`~hygiene.masking.context_web`: HTML fields, folded headers,
+signed URLs), :mod:`~hygiene.masking.urlencoded` (URL-encoded text read decoded),
 :mod:`~hygiene.masking.dense` (texts repeating a key thousands of times: one pass per rule),
 :mod:`~hygiene.masking.spans`, :mod:`~hygiene.masking.values` (structured values, and
 ``mask_locals`` for renderers of frame variables),
@@ -15,13 +18,16 @@ for long texts), :mod:`~hygiene.masking.keyvalues` (values of sensitive keys,
 :mod:`~hygiene.masking.fastpath` (the filter's common case, compiled where it was built),
 :mod:`~hygiene.masking.exceptions` (``mask_exception``: a masked exception of the same
 type, with its stack),
-:mod:`~hygiene.masking.install` (the ``Logger.makeRecord`` hook, handler filters, streams),
+:mod:`~hygiene.masking.install` (the ``Logger.makeRecord`` hook, handler filters, streams;
+:mod:`~hygiene.masking.captured`: loguru sinks and handlers that took the streams before),
 :mod:`~hygiene.masking.guard` (the ``sys.stdout`` / ``sys.stderr`` guard),
-:mod:`~hygiene.masking.structlog` and :mod:`~hygiene.masking.stream` (``hygiene mask``).
+:mod:`~hygiene.masking.structlog` and :mod:`~hygiene.masking.stream` (``hygiene mask``;
+:mod:`~hygiene.masking.lines`: the lines before a line, and frame variables).
 """
 
 from __future__ import annotations
 
+from hygiene.masking.captured import UncoveredWarning
 from hygiene.masking.install import Installation, install
 from hygiene.masking.keys import is_sensitive_key
 from hygiene.masking.records import RedactingFilter
@@ -32,6 +38,7 @@ from hygiene.masking.values import mask_value
 __all__ = [
     "Installation",
     "RedactingFilter",
+    "UncoveredWarning",
     "install",
     "is_sensitive_key",
     "mask",

@@ -21,7 +21,7 @@ text only.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from hygiene.masking.text import mask
@@ -33,6 +33,8 @@ else:
     _GROUPS = ()
 # Exception chains longer than this are rare; past it the caller gets the text fallback.
 _MAX_CHAIN: Final = 32
+# How deep typed_mask walks an exception's attributes (a request's own containers).
+_MAX_DEPTH_TYPED: Final = 6
 
 
 def mask_exception(exc: BaseException) -> BaseException | None:
@@ -102,7 +104,7 @@ def _masked_args(
         ):
             return exc.args
         return (message, members)
-    new = tuple(mask_value(a) for a in exc.args)
+    new = tuple(typed_mask(a) for a in exc.args)
     return exc.args if all(n is a for n, a in zip(new, exc.args, strict=True)) else new
 
 
@@ -118,10 +120,70 @@ def _masked_attributes(exc: BaseException) -> dict[str, object] | None:
     changed: dict[str, object] = {}
     for name, value in attributes.items():
         if isinstance(value, str | bytes | bytearray | list | tuple | dict):
-            new = mask_value(value, name)
+            new = typed_mask(value, name)
             if new is not value:
                 changed[name] = new
     return {**attributes, **changed} if changed else None
+
+
+def typed_mask(value: object, key: str | None = None, depth: int = 0) -> object:
+    """``value`` masked as :func:`mask_value` masks it, every part keeping its type.
+
+    An exception's ``__str__`` reads its attributes (aiohttp's ``ClientResponseError``:
+    ``self.request_info.real_url``, a named tuple holding a ``yarl.URL``): a named tuple
+    stays one, an object whose text held a secret becomes its type made again from the masked
+    text where that type takes it (``URL(masked)``), and stays as it was otherwise (its text
+    is checked afterwards: :func:`_renders_secret`).
+    """
+    if isinstance(value, str | bytes | bytearray | int | float | type(None)):
+        return mask_value(value, key)
+    if depth >= _MAX_DEPTH_TYPED:
+        return value
+    if type(value) in (list, tuple) or hasattr(value, "_fields"):
+        items = [typed_mask(v, None, depth + 1) for v in value]  # type: ignore[attr-defined]
+        if all(new is old for new, old in zip(items, value, strict=True)):  # type: ignore[call-overload]
+            return value
+        if hasattr(value, "_make"):
+            return value._make(items)
+        return items if type(value) is list else tuple(items)
+    if type(value) is dict:
+        pairs = {
+            k: typed_mask(v, k if isinstance(k, str) else None, depth + 1) for k, v in value.items()
+        }
+        return value if all(pairs[k] is v for k, v in value.items()) else pairs
+    if isinstance(value, Mapping):
+        return _remade_mapping(value)
+    return _remade(value)
+
+
+def _remade_mapping(value: Mapping[object, object]) -> object:
+    """A mapping of the same type with its values masked (a multidict proxy of request
+    headers made again over a masked copy); ``value`` itself when that cannot be made."""
+    items = [(k, mask_value(v, k if isinstance(k, str) else None)) for k, v in value.items()]
+    if all(new is old for (_, new), old in zip(items, value.values(), strict=False)):
+        return value
+    try:
+        copy = getattr(value, "copy", None)
+        base: Any = type(copy())(items) if callable(copy) else dict(items)
+        remade = base if type(base) is type(value) else type(value)(base)  # type: ignore[call-arg]
+    except Exception:
+        return value
+    return remade if type(remade) is type(value) else value
+
+
+def _remade(value: object) -> object:
+    """An object of the same type made from its masked text; ``value`` itself when its text
+    holds no secret or its type cannot be made from text."""
+    try:
+        text = str(value)
+        masked = mask(text)
+        if masked is text:
+            return value
+        remade = type(value)(masked)  # type: ignore[call-arg]
+        shown = str(remade)  # (a URL type quotes the `…`: still nothing secret in it)
+        return remade if mask(shown) is shown else value
+    except Exception:
+        return value
 
 
 def _copy(

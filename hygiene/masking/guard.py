@@ -20,8 +20,8 @@ from __future__ import annotations
 import threading
 from typing import Any, BinaryIO, Final, TextIO
 
+from hygiene.masking.lines import mask_text
 from hygiene.masking.stream import _KEEP, mask_block, mask_long_line
-from hygiene.masking.text import mask
 
 _MAX_PENDING: Final = 1 << 16
 
@@ -89,7 +89,7 @@ class GuardedText:
             pending = self._pending + text if self._pending else text
             cut = pending.rfind("\n") + 1
             if cut:
-                self.wrapped.write(mask(pending[:cut]))
+                self.wrapped.write(mask_text(pending[:cut]))
             elif len(pending) > _MAX_PENDING:
                 cut = self._write_long(pending)
             self._pending = pending[cut:]
@@ -111,7 +111,7 @@ class GuardedText:
     def _flush_pending(self) -> None:
         with self._lock:
             if self._pending:
-                self.wrapped.write(mask(self._pending))
+                self.wrapped.write(mask_text(self._pending))
                 self._pending = ""
 
     def flush(self) -> None:

@@ -25,7 +25,10 @@ overrides ``filter`` without calling ``super().filter`` is reached by the first 
 With ``streams=True`` (the default), it also replaces ``sys.stdout`` and ``sys.stderr`` by
 :class:`~hygiene.masking.guard.GuardedText`, so ``print``, uncaught exceptions, dying
 threads, unraisable exceptions, ``http.client`` debug output and debuggers are masked too;
-``StreamHandler``\\ s that already hold the real stream are pointed at the guard. It is the
+``StreamHandler``\\ s that already hold the real stream (attached to a logger or not yet)
+are pointed at the guard, and so are loguru's sinks that do (its default sink took
+``sys.stderr`` on import); a loguru sink it cannot reach is named in an
+:class:`~hygiene.masking.captured.UncoveredWarning` (:mod:`hygiene.masking.captured`). It is the
 default because ``install()`` promises a clean process, and most leaks seen in real stacks
 never go through ``logging``; ``install(streams=False)`` leaves the streams alone.
 
@@ -38,10 +41,11 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hygiene.masking import captured
 from hygiene.masking.guard import GuardedText
 from hygiene.masking.records import redact_record, redact_unfiltered, unsettle
 
@@ -143,6 +147,7 @@ class Installation:
     handler_filter: HandlerFilter | None = None  # likewise
     streams: dict[str, GuardedText] = field(default_factory=dict)
     handler_streams: list[tuple[logging.StreamHandler[Any], Any]] = field(default_factory=list)
+    sinks: list[captured.Restore] = field(default_factory=list)  # loguru's, repointed
 
     def uninstall(self) -> None:
         """Unwrap ``makeRecord`` and ``Handler.filter``, and give the streams back."""
@@ -151,6 +156,7 @@ class Installation:
         for handler, stream in self.handler_streams:
             if handler.stream in self.streams.values():
                 handler.setStream(stream)
+        captured.restore(self.sinks)
         for name, guard in self.streams.items():
             guard.flush()
             if getattr(sys, name) is guard:
@@ -182,23 +188,11 @@ def _guard_streams(installation: Installation) -> None:
         real = getattr(sys, dunder, None)
         if real is not None and name in installation.streams:
             originals.setdefault(id(real), installation.streams[name])
-    # Handlers made before now hold the stream object itself: point them at the guard.
-    for handler in _every_handler():
+    # Handlers and loguru sinks made before now hold the stream object itself: point them at
+    # the guard (captured.py; loguru's that cannot be reached are named in a warning).
+    for handler in captured.every_handler():
         stream = getattr(handler, "stream", None)
         if isinstance(handler, logging.StreamHandler) and id(stream) in originals:
             installation.handler_streams.append((handler, stream))
             handler.setStream(originals[id(stream)])
-
-
-def _every_handler() -> Iterator[logging.Handler]:
-    seen: set[int] = set()
-    loggers = [logging.getLogger()]
-    known = logging.Logger.manager.loggerDict.values()
-    loggers += [lg for lg in known if isinstance(lg, logging.Logger)]
-    handlers = [h for lg in loggers for h in lg.handlers]
-    if logging.lastResort is not None:
-        handlers.append(logging.lastResort)
-    for handler in handlers:
-        if id(handler) not in seen:
-            seen.add(id(handler))
-            yield handler
+    installation.sinks = captured.guard_loguru(originals)

@@ -45,8 +45,16 @@ _NOT_SECRETS: Final = frozenset({"PWD", "OLDPWD"})
 # Values made only of these hold nothing to mask: `-` is what access logs print for an absent
 # header (gunicorn's `cookie="%({cookie}i)s"`), `***` what others already masked.
 _NOTHING: Final = frozenset("*-_.")
-# How masked forms start: hidden, a PAT's, a URL-encoded PAT's.
-_MASKED_STARTS: Final = (ELLIPSIS, PAT_PREFIX + ELLIPSIS, PAT_PREFIX.replace("_", "%5F") + ELLIPSIS)
+# How masked forms start: hidden, a PAT's, a URL-encoded PAT's; and hidden with its `…`
+# URL-encoded (a masked URL made into a URL object again: context.py, exceptions.py).
+_ELLIPSIS_ENCODED: Final = "%E2%80%A6"
+_MASKED_STARTS: Final = (
+    ELLIPSIS,
+    PAT_PREFIX + ELLIPSIS,
+    PAT_PREFIX.replace("_", "%5F") + ELLIPSIS,
+    _ELLIPSIS_ENCODED,
+    PAT_PREFIX + _ELLIPSIS_ENCODED,
+)
 
 _STRIP: Final = str.maketrans("", "", "_-.")
 
@@ -94,7 +102,11 @@ def is_masked(value: str) -> bool:
     if not stripped or set(stripped) <= _NOTHING:  # `***`, or `-` for an absent header
         return True
     # A masked form is short: a long value that starts with `…` is not one.
-    return len(stripped) <= 20 and stripped.replace("%5f", "%5F").startswith(_MASKED_STARTS)
+    if len(stripped) > 20:
+        return False
+    if "%" in stripped:
+        stripped = stripped.replace("%5f", "%5F").replace("%e2%80%a6", _ELLIPSIS_ENCODED)
+    return stripped.startswith(_MASKED_STARTS)
 
 
 def hides_whole(key: str) -> bool:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from hygiene.detection import ELLIPSIS
+from hygiene.masking import lines as context_lines
 from hygiene.masking.dense import Dense, dense_spans
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import mask, spans_before_pass
@@ -36,9 +37,13 @@ _KEEP: Final = 8192
 # How far past a cut a value may start and still belong to a key before the cut.
 _REACH: Final = 1024
 
-# The rule table's hints, in any case. URLs are everywhere in logs, and `@` in them: the
-# userinfo rule is found by its own pattern, only where a password is in a URL's userinfo.
-_HINTS: Final = tuple(h.encode() for h in gate_hints(cased=False, skip=("userinfo",))[0])
+# The rule table's hints, in any case, and the frame-variable markers the pipe reads
+# (lines.py). URLs are everywhere in logs, and `@` in them: the userinfo rule is found by
+# its own pattern, only where a password is in a URL's userinfo.
+_HINTS: Final = (
+    *(h.encode() for h in gate_hints(cased=False, skip=("userinfo",))[0]),
+    *context_lines.FRAME_HINTS,
+)
 _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
 # Hyperscan finds every hint in one pass; below this size the plain finds cost less.
 _HYPERSCAN_FROM: Final = 1 << 16
@@ -49,16 +54,23 @@ _DENSE_HINTS: Final = 256
 _TOKEN_BYTES: Final = re.compile(rb"[A-Za-z0-9._~+/=%-]*")
 
 
-def mask_block(data: bytes) -> bytes:
-    """``data`` (whole lines) with every secret masked; clean lines are copied untouched."""
-    lines = _lines_with_hints(data)
+def mask_block(data: bytes, before: bytes = b"") -> bytes:
+    """``data`` (whole lines) with every secret masked; clean lines are copied untouched.
+
+    ``before``: the lines read just before ``data`` (:func:`lines.tail`), read for the
+    context they give the first lines of ``data`` (:mod:`hygiene.masking.lines`).
+    """
+    lines = _with_context(data, _lines_with_hints(data), before)
     if not lines:
         return data
     out: list[bytes] = []
     last = 0
-    for start, end in lines:
+    for start, end, in_context in lines:
         out.append(data[last:start])
-        out.append(mask_line(data[start:end]))
+        if in_context:
+            out.append(_mask_in_context(before, data, start, end))
+        else:
+            out.append(mask_line(data[start:end]))
         last = end
     out.append(data[last:])
     return b"".join(out)
@@ -67,8 +79,72 @@ def mask_block(data: bytes) -> bytes:
 def mask_line(line: bytes) -> bytes:
     """One line of bytes, masked; bytes that are not valid UTF-8 pass through unchanged."""
     text = line.decode("utf-8", "surrogateescape")
+    if context_lines.is_frame_line(line):
+        masked = context_lines.mask_frame_line(text)
+        return line if masked == text else masked.encode("utf-8", "surrogateescape")
     masked = mask(text)
     return line if masked is text else masked.encode("utf-8", "surrogateescape")
+
+
+def _with_context(
+    data: bytes, hinted: list[tuple[int, int]], before: bytes
+) -> list[tuple[int, int, bool]]:
+    """The lines to mask, in order, and whether each is masked with the lines before it: the
+    lines with hints, and the lines following one that opens a context (lines.py)."""
+    selected = {start: (end, False) for start, end in hinted}
+    reach = _reach_of(before)
+    if reach:
+        _follow(data, 0, reach, selected)
+    for start, end in hinted:
+        raw = data[start:end].lower()
+        if not any(word in raw for word in context_lines.CONTEXT_WORDS):
+            continue  # (most hint lines: no Python work beyond these finds)
+        low = raw.decode("utf-8", "surrogateescape")
+        if context_lines.needs_before(low):
+            selected[start] = (end, True)
+        if context_lines.opens(low):
+            _follow(data, end + 1, context_lines.FOLLOWING, selected)
+    return [(start, end, in_context) for start, (end, in_context) in sorted(selected.items())]
+
+
+def _follow(data: bytes, pos: int, count: int, selected: dict[int, tuple[int, bool]]) -> int:
+    """Select the ``count`` lines from ``pos`` on, to be masked in context; where they end."""
+    for _ in range(count):
+        if pos >= len(data):
+            break
+        end = data.find(b"\n", pos)
+        end = len(data) if end == -1 else end
+        selected[pos] = (end, True)
+        pos = end + 1
+    return pos
+
+
+def _reach_of(before: bytes) -> int:
+    """How many first lines of a block follow a line of ``before`` that opens a context."""
+    if not before:
+        return 0
+    kept = before.decode("utf-8", "surrogateescape").lower().split("\n")[:-1]
+    for distance, low in enumerate(reversed(kept), 1):
+        if distance <= context_lines.FOLLOWING and context_lines.opens(low):
+            return context_lines.FOLLOWING - distance + 1
+    return 0
+
+
+def _kept(before: bytes, data: bytes, cut: int) -> bytes:
+    """The last lines before ``data[cut]`` (a line start), ``before`` included: kept for the
+    next block once ``data[:cut]`` is written, and read with the line at ``cut``."""
+    if cut <= context_lines.MAX_CONTEXT:
+        return context_lines.tail(before + data[:cut])
+    window = data[cut - context_lines.MAX_CONTEXT - 1 : cut]
+    return context_lines.tail(window[window.find(b"\n") + 1 :])
+
+
+def _mask_in_context(before: bytes, data: bytes, start: int, end: int) -> bytes:
+    """The line ``data[start:end]`` masked with the lines before it (``before`` included)."""
+    earlier = _kept(before, data, start)
+    line = data[start:end].decode("utf-8", "surrogateescape")
+    masked = context_lines.mask_with_before(earlier.decode("utf-8", "surrogateescape"), line)
+    return masked.encode("utf-8", "surrogateescape")
 
 
 def _lines_with_hints(data: bytes) -> list[tuple[int, int]]:
@@ -174,6 +250,7 @@ def mask_stream(
 ) -> None:
     """Copy ``read`` to ``write`` masked, flushing after each batch of complete lines."""
     carry = b""
+    before = b""  # the last lines masked, for the context they give the next (lines.py)
     swallowing = False  # the previous cut ended inside a masked token: drop its rest
     waiting = False  # a value ran to the end of what was read: masked again at twice max_line
     while chunk := read(block):
@@ -182,9 +259,10 @@ def mask_stream(
             data, swallowing = _swallow(data)
         cut = data.rfind(b"\n") + 1
         if cut:
-            write(mask_block(data[:cut]))
+            write(mask_block(data[:cut], before))
             flush()
             waiting = False
+            before = _kept(before, data, cut)
         elif len(data) > max_line and not (waiting and len(data) < 2 * max_line):
             out, cut, runs_on = mask_long_line(data, max_line - _KEEP)
             if runs_on and len(data) < 2 * max_line:
@@ -198,9 +276,10 @@ def mask_stream(
             write(out)
             flush()
             swallowing, waiting = runs_on, False
+            before = b""
         carry = data[cut:]
     if carry:
-        write(mask_block(carry))
+        write(mask_block(carry, before))
         flush()
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from hygiene.masking.context import context_spans
 from hygiene.masking.credentials import Covered, basic_spans, bearer_spans, userinfo_spans
 from hygiene.masking.dense import Dense, dense_spans, dense_text, hidden_text, merged, with_dense
 from hygiene.masking.elements import element_spans
@@ -35,6 +36,7 @@ from hygiene.masking.hints import KEY, hints_in
 from hygiene.masking.keyvalues import add_key_spans
 from hygiene.masking.pats import add_pat_spans
 from hygiene.masking.spans import Span, splice, through_hidden, without_overlaps
+from hygiene.masking.urlencoded import decoded_spans
 
 # From this length on, one Hyperscan pass is the cheaper gate (see gate.py).
 LONG: Final = 256
@@ -136,10 +138,16 @@ def spans_before_pass(
 
 
 def _collect(
-    text: str, low: str | None = None, *, has_key: bool = True, hide_urls: bool = True
+    text: str,
+    low: str | None = None,
+    *,
+    has_key: bool = True,
+    hide_urls: bool = True,
+    decode: bool = True,
 ) -> _Found:
     """What every rule finds in ``text``; ``hide_urls``: URL passwords past the judged ones
-    are to be hidden before the other rules run (the other rules then have not run)."""
+    are to be hidden before the other rules run (the other rules then have not run);
+    ``decode``: URL-encoded text is also read decoded (urlencoded.py)."""
     if low is None or len(low) != len(text):
         low = text.lower()
     if len(low) != len(text):  # `İ` lowers to two characters: keep positions aligned
@@ -160,6 +168,9 @@ def _collect(
         add_key_spans(text, low, spans, dense)
     if has_key and "<" in text:
         spans.extend(element_spans(text, low, dense))
+    if has_key and decode and "%" in text:
+        spans.extend(decoded_spans(text, low, _undecoded_spans, dense))
+    spans.extend(context_spans(text, low, dense, has_key=has_key))
     if "bearer" in low or "basic" in low:
         # A credential the key rules already masked (`Authorization: Bearer ...`) is not
         # judged again (on a 64 KB credential that judgement is most of the cost).
@@ -172,6 +183,12 @@ def _collect(
         return spans, dense, set(), None
     spans.extend(userinfo)
     return spans, dense, {span[0] for span in userinfo}, None
+
+
+def _undecoded_spans(text: str) -> list[Span]:
+    """What every rule but the URL-decoded view masks in ``text`` (the decoded view itself)."""
+    found = _collect(text, decode=False)
+    return _spans(text, found)
 
 
 def _spans_through_ansi(text: str) -> list[Span]:
