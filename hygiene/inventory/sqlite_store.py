@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,9 @@ class SqliteBackend:
         }
         return names - TABLES
 
+    def stamp(self) -> Hashable:
+        return file_stamp(self.path)
+
     def close(self) -> None:
         self._db.close()
 
@@ -86,7 +89,7 @@ def _read_only(path: Path) -> sqlite3.Connection:
     )
 
 
-def stamp(path: Path) -> tuple[int, int, int, int, bytes] | None:
+def file_stamp(path: Path) -> tuple[int, int, int, int, bytes] | None:
     """What changes with every committed write to the file, read without opening it as a
     database: its identity, size, mtime and SQLite's file change counter (an mtime alone can
     repeat within the clock's tick); None when there is no file."""
@@ -112,4 +115,4 @@ def _in_memory() -> sqlite3.Connection:
 # What the store's own errors are, for open_inventory to turn into one-line messages.
 ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
 
-__all__ = ["ERRORS", "TABLES", "SqliteBackend", "stamp"]
+__all__ = ["ERRORS", "TABLES", "SqliteBackend", "file_stamp"]
