@@ -16,6 +16,7 @@ from typing import Any
 
 from hygiene.errors import InputError
 from hygiene.inventory.backend import Row
+from hygiene.safefile import open_checked
 
 TABLES = frozenset({"tokens", "claims"})
 
@@ -94,11 +95,10 @@ def file_stamp(path: Path) -> tuple[int, int, int, int, bytes] | None:
     database: its identity, size, mtime and SQLite's file change counter (an mtime alone can
     repeat within the clock's tick); None when there is no file."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd, info = open_checked(path, cap=None, follow=True)
     except OSError:
-        return None
+        return None  # none, or nothing an inventory could be (opening it as one says why)
     try:
-        info = os.fstat(fd)
         counter = os.pread(fd, 4, 24)  # the header's change counter, bytes 24-27
     except OSError:
         return None
