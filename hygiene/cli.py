@@ -21,6 +21,7 @@ from hygiene.errors import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     HygieneError,
+    error_line,
     one_line,
 )
 
@@ -76,7 +77,7 @@ def report_errors(
     try:
         return func()
     except HygieneError as exc:
-        print(f"{prog}: error: {one_line(exc.render(OPTION_NAMES))}", file=err)
+        print(error_line(prog, exc.render(OPTION_NAMES)), file=err)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=err)
@@ -141,7 +142,8 @@ def click_error_line(exc: click.ClickException, prog: str) -> str:
     ctx = getattr(exc, "ctx", None)
     where = ctx.command_path if isinstance(ctx, click.Context) else prog
     hint = f" (see '{where} --help')" if isinstance(exc, click.UsageError) else ""
-    return f"{where}: error: {one_line(message)}{hint}"
+    # Click lays a choice list out on lines of their own: one line here, as every error is.
+    return error_line(prog, " ".join(message.split()) + hint)
 
 
 def _invoke(command: click.Command, args: Sequence[str] | None, prog: str) -> int:

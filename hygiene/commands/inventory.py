@@ -31,7 +31,7 @@ def group() -> None:
     """The token inventory's store (HYGIENE_INVENTORY: a SQLite file or a postgresql:// URL)."""
 
 
-@group.command(name="migrate")
+@group.command(name="migrate", short_help="Upgrade the schema (as the database's owner).")
 def migrate_command() -> int:
     """Upgrade the inventory's schema to this release's (run it as the database's owner)."""
     location = default_location(os.environ)
@@ -46,7 +46,7 @@ def migrate_command() -> int:
     return EXIT_OK
 
 
-@click.command(name="export")
+@click.command(name="export", short_help="Print every record as JSON lines (no values).")
 def export_command() -> int:
     """Print every record as JSON lines (fingerprints, ids, names; never a value)."""
     location = default_location(os.environ)
@@ -58,7 +58,7 @@ def export_command() -> int:
     return EXIT_OK
 
 
-@click.command(name="import")
+@click.command(name="import", short_help="Merge `tokens export` lines into this inventory.")
 @click.argument("source", type=click.File("rb"), metavar="FILE|-")
 def import_command(source: IO[bytes]) -> int:
     """Merge records that `tokens export` wrote into this inventory, in one transaction.
