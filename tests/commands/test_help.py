@@ -168,3 +168,30 @@ def test_revoke_leaked_tells_its_version(args: tuple[str, ...]) -> None:
     proc = run_hygiene(None, *args, prog=prog)
     assert proc.returncode == 0, proc.stderr
     assert re.fullmatch(r"revoke-leaked, version \d+\.\d+\.\d+\S*\n", proc.stdout.decode())
+
+
+@pytest.mark.parametrize(
+    ("prog", "args", "where"),
+    [
+        # click raises these without the context they arose in
+        ("hygiene", ("tokens", "create", "--scope"), "hygiene tokens create"),
+        ("hygiene", ("tokens", "create", "--name", "x", "--days"), "hygiene tokens create"),
+        ("hygiene", ("scan", "--format"), "hygiene scan"),
+        ("hygiene", ("rules", "export", "--format"), "hygiene rules export"),
+        ("hygiene", ("watch", "--state"), "hygiene watch"),
+        ("revoke-leaked", ("--ids-from",), "revoke-leaked"),
+        ("hygiene", ("revoke-leaked", "--ids-from"), "hygiene revoke-leaked"),
+        # and these with it
+        ("hygiene", ("tokens", "no-such-command"), "hygiene tokens"),
+        ("hygiene", ("--bogus",), "hygiene"),
+        ("hygiene", ("no-such-command", "--x"), "hygiene"),
+    ],
+)
+def test_the_help_an_error_points_at_is_the_command_typed(
+    prog: str, args: tuple[str, ...], where: str, guard: SecretGuard
+) -> None:
+    proc = run_hygiene(guard, *args, prog=prog)
+    assert proc.returncode == 2, proc.stderr
+    [line] = proc.stderr.decode().splitlines()
+    assert line.startswith(f"{prog}: error: ")
+    assert line.endswith(f"(see '{where} --help')")
