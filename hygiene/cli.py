@@ -21,6 +21,7 @@ from hygiene.errors import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     HygieneError,
+    error_line,
     one_line,
 )
 
@@ -76,7 +77,7 @@ def report_errors(
     try:
         return func()
     except HygieneError as exc:
-        print(f"{prog}: error: {one_line(exc.render(OPTION_NAMES))}", file=err)
+        print(error_line(prog, exc.render(OPTION_NAMES)), file=err)
         return exc.exit_code
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=err)
@@ -127,8 +128,9 @@ def cli() -> None:
     """Find, mask and revoke leaked pat_AIC_ tokens and bearer credentials."""
 
 
-def click_error_line(exc: click.ClickException, prog: str) -> str:
-    """Click's error as one masked line naming the command and where help is.
+def click_error_line(exc: click.ClickException, prog: str, typed: str | None = None) -> str:
+    """Click's error as one masked line naming the command and where help is (``typed``: the
+    command the arguments name, for an error click raised without its context).
 
     Click echoes what was typed ("Got unexpected extra argument (pat_AIC_...)", a bad
     ``--format`` or ``--days`` value): a token pasted in the wrong place must not be printed
@@ -139,9 +141,27 @@ def click_error_line(exc: click.ClickException, prog: str) -> str:
         plural = "s" if message.startswith("Got unexpected extra arguments") else ""
         message = f"unexpected extra argument{plural} (not shown: it could be a secret)"
     ctx = getattr(exc, "ctx", None)
-    where = ctx.command_path if isinstance(ctx, click.Context) else prog
+    where = ctx.command_path if isinstance(ctx, click.Context) else typed or prog
     hint = f" (see '{where} --help')" if isinstance(exc, click.UsageError) else ""
-    return f"{where}: error: {one_line(message)}{hint}"
+    # Click lays a choice list out on lines of their own: one line here, as every error is.
+    return error_line(prog, " ".join(message.split()) + hint)
+
+
+def _typed_path(command: click.Command, prog: str, args: Sequence[str]) -> str:
+    """The command the arguments name (``hygiene tokens create``): click reports an option
+    missing its value without the context it arose in."""
+    path = [prog]
+    for arg in args:
+        if not isinstance(command, click.Group):
+            break
+        if arg.startswith("-"):
+            continue  # the groups' own options are flags
+        found = command.get_command(click.Context(command, info_name=path[-1]), arg)
+        if found is None:
+            break
+        command = found
+        path.append(arg)
+    return " ".join(path)
 
 
 def _invoke(command: click.Command, args: Sequence[str] | None, prog: str) -> int:
@@ -155,7 +175,8 @@ def _invoke(command: click.Command, args: Sequence[str] | None, prog: str) -> in
         except click.Abort:
             raise KeyboardInterrupt from None
         except click.ClickException as exc:
-            print(click_error_line(exc, prog), file=sys.stderr)
+            typed = _typed_path(command, prog, sys.argv[1:] if args is None else args)
+            print(click_error_line(exc, prog, typed), file=sys.stderr)
             return EXIT_ERROR
         return int(result) if isinstance(result, int) else 0
 

@@ -129,6 +129,12 @@ def one_line(message: str) -> str:
     return escape(masked_text(str(message).strip()))
 
 
+def error_line(prog: str, message: str) -> str:
+    """The one form of every error line: ``PROG: error: MESSAGE``, ``PROG`` being the program
+    the user ran (``hygiene``, ``revoke-leaked``), the message one masked line."""
+    return f"{prog}: error: {one_line(message)}"
+
+
 __all__ = [
     "EXIT_ERROR",
     "EXIT_FINDINGS",
@@ -142,6 +148,7 @@ __all__ = [
     "Interrupted",
     "MissingExtra",
     "UsageError",
+    "error_line",
     "hide_values",
     "masked_text",
     "one_line",

@@ -54,7 +54,13 @@ EXPORTS: dict[str, list[str]] = {
         "run_audit",
         "run_hook",
     ],
-    "hygiene.integrations.githooks": ["NAMES", "Installed", "hook_text", "install_hooks"],
+    "hygiene.integrations.githooks": [
+        "NAMES",
+        "Installed",
+        "hook_text",
+        "install_hooks",
+        "pinned_text",
+    ],
     "hygiene.masking": [
         "Installation",
         "RedactingFilter",

@@ -3,8 +3,6 @@
     python -m hygiene.commands.detect_secrets_hook [detect-secrets-hook options] -- FILE...
     python -m hygiene.commands.detect_secrets_hook audit [audit options] BASELINE
 
-(``python -m hygiene.scan.ds_hook``, the path of earlier releases, runs the same.)
-
 ``audit`` shows the lines around each secret. Here everything it prints goes through the
 toolkit's masking, so a token appears only as its masked form (``pat_AIC_…k3Xz``), and the
 interactive session (which reads answers from standard input) is refused unless standard

@@ -7,7 +7,6 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from typing import IO
 
 import click
 
@@ -20,6 +19,7 @@ from hygiene.inventory import (
     export_lines,
     open_inventory,
 )
+from hygiene.safefile import read_input
 
 # An import file larger than this is refused before it is read (a line is about 400 bytes:
 # this is some 600,000 tokens).
@@ -31,7 +31,7 @@ def group() -> None:
     """The token inventory's store (HYGIENE_INVENTORY: a SQLite file or a postgresql:// URL)."""
 
 
-@group.command(name="migrate")
+@group.command(name="migrate", short_help="Upgrade the schema (as the database's owner).")
 def migrate_command() -> int:
     """Upgrade the inventory's schema to this release's (run it as the database's owner)."""
     location = default_location(os.environ)
@@ -46,7 +46,7 @@ def migrate_command() -> int:
     return EXIT_OK
 
 
-@click.command(name="export")
+@click.command(name="export", short_help="Print every record as JSON lines (no values).")
 def export_command() -> int:
     """Print every record as JSON lines (fingerprints, ids, names; never a value)."""
     location = default_location(os.environ)
@@ -58,9 +58,9 @@ def export_command() -> int:
     return EXIT_OK
 
 
-@click.command(name="import")
-@click.argument("source", type=click.File("rb"), metavar="FILE|-")
-def import_command(source: IO[bytes]) -> int:
+@click.command(name="import", short_help="Merge `tokens export` lines into this inventory.")
+@click.argument("source", metavar="FILE|-")
+def import_command(source: str) -> int:
     """Merge records that `tokens export` wrote into this inventory, in one transaction.
 
     A record replaces one already here only when it is newer, and a token recorded here as
@@ -78,11 +78,21 @@ def import_command(source: IO[bytes]) -> int:
     return EXIT_OK
 
 
-def _read_records(source: IO[bytes]) -> Iterator[Entry]:
-    name = "standard input" if source is sys.stdin.buffer else getattr(source, "name", "FILE")
-    data = source.read(MAX_IMPORT_BYTES + 1)
+def _read_import(source: str) -> tuple[str, bytes]:
+    """The file's name and bytes: standard input for ``-``, else a regular file (never a FIFO
+    that would hold the import, a device, a /proc file), at most MAX_IMPORT_BYTES of either."""
+    if source != "-":
+        return source, read_input(source, "import file", MAX_IMPORT_BYTES)
+    if sys.stdin is None:  # started with file descriptor 0 closed
+        raise InputError("standard input is closed: nothing to import for -")
+    data = sys.stdin.buffer.read(MAX_IMPORT_BYTES + 1)
     if len(data) > MAX_IMPORT_BYTES:
-        raise InputError(f"{name}: larger than {MAX_IMPORT_BYTES // 2**20} MiB; split it")
+        raise InputError(f"standard input: larger than {MAX_IMPORT_BYTES >> 20} MiB; split it")
+    return "standard input", data
+
+
+def _read_records(source: str) -> Iterator[Entry]:
+    name, data = _read_import(source)
     for number, raw in enumerate(data.splitlines(), 1):
         if not raw.strip():
             continue

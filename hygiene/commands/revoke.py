@@ -17,6 +17,7 @@ import click
 
 from hygiene.api.client import ControlPlaneClient
 from hygiene.api.config import Prompt, tty_prompt
+from hygiene.commands.lines import error_text
 from hygiene.commands.progress import item_bar, scan_bar
 from hygiene.commands.signals import trapped
 from hygiene.commands.terminal import can_prompt
@@ -81,7 +82,7 @@ def show(outcome: Outcome, fmt: str, console: Console) -> int:
     status = max(exit_status(results), EXIT_FINDINGS if outcome.errors else 0)
     if outcome.logout_error is not None:
         # The results above stand; the session may still be alive: an error, exit 2.
-        print(f"{PROG}: error: {one_line(outcome.logout_error)}", file=console.stderr)
+        print(error_text(outcome.logout_error), file=console.stderr)
         status = EXIT_ERROR
     if outcome.signum is not None:
         print(f"{PROG}: {interrupted_line(results, outcome.signum)}", file=console.stderr)
@@ -155,8 +156,9 @@ def command(
     yes: bool,
 ) -> int:
     """Revoke leaked PATs: REPORT files (`hygiene scan --format json` or `--format sarif`
-    reports, or detect-secrets baselines) resolved through the token inventory, or token ids; with
-    --scan, also log out leaked session tokens (statuses logged_out / not_live).
+    reports, or detect-secrets baselines) resolved through the token inventory (HYGIENE_INVENTORY:
+    a SQLite file, default the per-user one, or a postgresql:// URL), or token ids; with --scan,
+    also log out leaked session tokens (statuses logged_out / not_live).
 
     A report holds no token values, so its bearer-token findings stay unresolved: --scan the
     files that hold them instead (nothing is written to disk or a pipe on the way).

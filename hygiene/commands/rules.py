@@ -16,7 +16,7 @@ def group() -> None:
     """The detection rules, for the tools your organization already runs."""
 
 
-@group.command(name="export")
+@group.command(name="export", short_help="Print the rules as FORMAT's configuration.")
 @click.option(
     "--format",
     "fmt",

@@ -35,6 +35,7 @@ from types import FrameType
 import click
 
 from hygiene.atomic import write_together
+from hygiene.commands.lines import error_text
 from hygiene.commands.progress import item_bar, say, scan_progress
 from hygiene.errors import (
     EXIT_ERROR,
@@ -197,7 +198,7 @@ def execute(
         sys.stdout.write(report)
         sys.stdout.flush()
     for error in [*result.errors, *([failed] if failed else [])]:
-        print(f"hygiene: error: {one_line(error)}", file=sys.stderr)
+        print(error_text(error), file=sys.stderr)
     if options.write_baseline and not failed:
         count = len({f.fingerprint for f in found})
         _notice(f"baseline written: {count} fingerprint(s) in {options.write_baseline}")

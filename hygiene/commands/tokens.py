@@ -14,6 +14,7 @@ import click
 from hygiene.api.client import check_days
 from hygiene.api.config import load_config, tty_prompt
 from hygiene.commands.inventory import export_command, import_command
+from hygiene.commands.lines import error_text
 from hygiene.commands.signals import trapped
 from hygiene.commands.terminal import can_prompt
 from hygiene.detection import AIC_PAT, PAT_PREFIX, find_secrets
@@ -27,7 +28,7 @@ PROG_CREATE = "hygiene tokens create"
 
 @click.group(name="tokens")
 def group() -> None:
-    """Create PATs, register existing ones and list the token inventory.
+    """Create PATs, register existing ones, and list, export and import the token inventory.
 
     The service and who you are come from the environment only: AIC_BASE_URL, AIC_EMAIL and
     AIC_PASSWORD (asked without echo on a terminal when unset) or AIC_TOKEN, and AIC_ORG_ID
@@ -38,7 +39,7 @@ def group() -> None:
     """
 
 
-@group.command()
+@group.command(short_help="Create a PAT; print its value once; record it.")
 @click.option("--name", required=True, help="Label of the new token.")
 @click.option(
     "--scope",
@@ -82,7 +83,7 @@ def create(name: str, scopes: tuple[str, ...], days: int) -> int:
     status = EXIT_OK
     for error in (minted.record_error, minted.logout_error):
         if error is not None:
-            click.echo(f"{PROG_CREATE}: error: {one_line(error)}", err=True)
+            click.echo(error_text(error), err=True)
             status = EXIT_ERROR
     return 128 + minted.signum if minted.signum is not None else status
 
@@ -99,7 +100,7 @@ def _read_value(stdin: TextIO) -> str:
     return value
 
 
-@group.command()
+@group.command(short_help="Record an existing PAT (its value from stdin).")
 @click.option("--token-id", required=True, help="The token's id on the service.")
 @click.option("--name", help="Label (default: the token id).")
 @click.option("--scope", "scopes", multiple=True, metavar="SCOPE", help="Scope (repeatable).")
@@ -181,7 +182,7 @@ def _table(rows: list[tuple[str, ...]]) -> str:
     )
 
 
-@group.command(name="list")
+@group.command(name="list", short_help="List the inventory: expiry, state, near-expiry.")
 @click.option(
     "--format",
     "fmt",

@@ -150,9 +150,18 @@ def _responder() -> Responder:
 
 @click.command(name="watch")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
-@click.option("--revoke", is_flag=True, help="Revoke leaked PATs and log leaked sessions out.")
 @click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
+    "--revoke",
+    is_flag=True,
+    help="Revoke leaked PATs and log leaked sessions out (AIC_BASE_URL, credentials: see above).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text: one line an event; json: one JSON object a line.",
 )
 @click.option(
     "--state",
@@ -172,6 +181,12 @@ def command(
     revoked (statuses revoked, not_found, unresolved, failed), a leaked session token is logged
     out with itself (logged_out, not_live, failed). Exit 0 after SIGTERM or SIGINT, or when
     standard input ends; 2 when it cannot start.
+
+    --revoke reads the environment, never a prompt: the service from AIC_BASE_URL (leaked
+    session tokens are sent there and nowhere else), credentials from AIC_EMAIL and
+    AIC_PASSWORD or AIC_TOKEN, the organization from AIC_ORG_ID (default: your active one), and
+    the token inventory from HYGIENE_INVENTORY (a SQLite file, default the per-user one, or a
+    postgresql:// URL).
 
     A folder is followed recursively: files created in it later are read from their start.
     With --state, a restart resumes each file where the last run stopped.

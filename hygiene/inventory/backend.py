@@ -7,7 +7,7 @@ placeholders are written ``?`` and each backend turns them into its own.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -43,6 +43,13 @@ class Backend(Protocol):
 
     def foreign_tables(self) -> set[str]:
         """Tables that are not the inventory's: a store holding them is not an inventory."""
+        ...
+
+    def stamp(self) -> Hashable:
+        """What changes with every committed change to the records, cheap to take: only ever
+        compared with an earlier stamp (a watcher reads the records again when it differs).
+        SQLite: the file's identity, size, mtime and change counter (None with no file);
+        PostgreSQL: one aggregate query."""
         ...
 
     def close(self) -> None: ...

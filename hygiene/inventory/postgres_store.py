@@ -34,7 +34,7 @@ def _driver() -> Any:
     except ImportError:
         raise InputError(
             "HYGIENE_INVENTORY is a PostgreSQL URL, but psycopg is not installed: "
-            "pip install 'aic-token-hygiene[postgres]'"
+            "pip install 'psycopg[binary]>=3.1' (the postgres extra)"
         ) from None
     return psycopg
 

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from hygiene.errors import InputError
 from hygiene.inventory.backend import Row
+from hygiene.safefile import open_checked
 
 TABLES = frozenset({"tokens", "claims"})
 
@@ -65,6 +66,9 @@ class SqliteBackend:
         }
         return names - TABLES
 
+    def stamp(self) -> Hashable:
+        return file_stamp(self.path)
+
     def close(self) -> None:
         self._db.close()
 
@@ -86,16 +90,15 @@ def _read_only(path: Path) -> sqlite3.Connection:
     )
 
 
-def stamp(path: Path) -> tuple[int, int, int, int, bytes] | None:
+def file_stamp(path: Path) -> tuple[int, int, int, int, bytes] | None:
     """What changes with every committed write to the file, read without opening it as a
     database: its identity, size, mtime and SQLite's file change counter (an mtime alone can
     repeat within the clock's tick); None when there is no file."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd, info = open_checked(path, cap=None, follow=True)
     except OSError:
-        return None
+        return None  # none, or nothing an inventory could be (opening it as one says why)
     try:
-        info = os.fstat(fd)
         counter = os.pread(fd, 4, 24)  # the header's change counter, bytes 24-27
     except OSError:
         return None
@@ -112,4 +115,4 @@ def _in_memory() -> sqlite3.Connection:
 # What the store's own errors are, for open_inventory to turn into one-line messages.
 ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
 
-__all__ = ["ERRORS", "TABLES", "SqliteBackend", "stamp"]
+__all__ = ["ERRORS", "TABLES", "SqliteBackend", "file_stamp"]

@@ -217,6 +217,11 @@ class Inventory:
         with self._store() as db:
             return db.schema_version()
 
+    def stamp(self) -> Hashable:
+        """What changes when the records change (:meth:`Backend.stamp`): compared, never read."""
+        with self._store() as db:
+            return db.stamp()
+
     def _require(self, version: int, what: str) -> None:
         if self.schema_version() < version:
             raise InputError(
@@ -246,13 +251,11 @@ class Reader:
     def stamp(self) -> Hashable:
         """What changes when the records change; None while there is no inventory."""
         if self.location.path is not None:
-            from hygiene.inventory.sqlite_store import stamp
+            # The file's own stamp, taken without opening a connection.
+            from hygiene.inventory.sqlite_store import file_stamp
 
-            return stamp(self.location.path)
-        inventory = self._postgres()
-        with inventory._store() as db:
-            now: Hashable = getattr(db, "stamp")()  # noqa: B009 - the PostgreSQL backend's own
-        return now
+            return file_stamp(self.location.path)
+        return self._postgres().stamp()
 
     def entries(self) -> list[Entry]:
         """Every record, read now (SQLite: read-only, so the file does not change)."""

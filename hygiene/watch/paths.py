@@ -11,29 +11,22 @@ and the path is followed again only once it is a regular file again.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 
-Identity = tuple[int, int]
+from hygiene import safefile
+from hygiene.safefile import Identity
 
 LINK = "is a symbolic link (not followed)"
 RETARGETED = "is a symbolic link pointing elsewhere than at start (not followed)"
 NOT_REGULAR = "is not a regular file (not followed)"
 PSEUDO = "is a file of /proc or /sys (not followed)"
-_PSEUDO_ROOTS = ("/proc", "/sys")
-
-
-def _pseudo_devices() -> frozenset[int]:
-    devices = set()
-    for root in _PSEUDO_ROOTS:
-        try:
-            devices.add(os.stat(root).st_dev)
-        except OSError:
-            continue
-    return frozenset(devices)
-
-
-_PSEUDO = _pseudo_devices()
+# What each refusal of safefile.open_checked is, in the words of a followed path.
+_REASONS = {
+    safefile.LINK: LINK,
+    safefile.CHANGED: RETARGETED,
+    safefile.NOT_REGULAR: NOT_REGULAR,
+    safefile.PSEUDO: PSEUDO,
+}
 
 
 @dataclass(frozen=True)
@@ -72,36 +65,19 @@ def open_followed(path: str, linked: bool, pinned: Identity | None) -> Opened | 
     """Open ``path`` for reading: an :class:`Opened`, a reason it is refused, or None if it is
     not there. ``linked``: the path was a symbolic link at start, which may be followed to
     ``pinned`` only (to any regular file while nothing is pinned yet)."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags | os.O_NOFOLLOW)
-    except OSError:
-        if not is_link(path):
-            return None
-        if not linked:
-            return LINK
         try:
-            fd = os.open(path, flags)
-        except OSError:
-            return None
-        return _judged(fd, pinned)
-    return _judged(fd, None)
-
-
-def _judged(fd: int, pinned: Identity | None) -> Opened | str:
-    info = os.fstat(fd)
-    identity = (info.st_dev, info.st_ino)
-    reason = None
-    if pinned is not None and identity != pinned:
-        reason = RETARGETED
-    elif not stat.S_ISREG(info.st_mode):
-        reason = NOT_REGULAR
-    elif info.st_dev in _PSEUDO:
-        reason = PSEUDO
-    if reason is not None:
-        os.close(fd)
-        return reason
-    return Opened(fd, identity, info.st_size, info.st_mtime_ns)
+            checked = safefile.open_checked(path, cap=None)
+        except safefile.Refused as exc:
+            if exc.reason != safefile.LINK or not linked:
+                raise
+            checked = safefile.open_checked(path, cap=None, follow=True, identity=pinned)
+    except safefile.Refused as exc:
+        return _REASONS[exc.reason]
+    except OSError:
+        return None  # gone (or unreadable) for now: looked for again on the next poll
+    info = checked.info
+    return Opened(checked.fd, (info.st_dev, info.st_ino), info.st_size, info.st_mtime_ns)
 
 
 def identity_now(path: str, linked: bool) -> Identity | None:

@@ -5,10 +5,10 @@ The file is JSON lines: a header ``{"version": 2, "watch_state": true}``, then o
 event or outcome. A torn last line (the process was killed mid-write) is skipped. The whole-file
 format of version 1 (``{"version": 1, "seen": {fingerprint: status}}``) is read too.
 
-Opening refuses what a hostile swap could put there: a symbolic link (``O_NOFOLLOW``), a FIFO
-or a device (``O_NONBLOCK`` then ``fstat``: a FIFO with no writer never blocks the open), and a
-file past :data:`MAX_BYTES` (checked by ``fstat``, and again while reading, for a file growing
-under the reader).
+Opening refuses what a hostile swap could put there (:func:`hygiene.safefile.open_checked`): a
+symbolic link, a FIFO or a device (a FIFO with no writer never blocks the open), a file of
+``/proc`` or ``/sys``, and a file past :data:`MAX_BYTES` (checked by ``fstat``, and again while
+reading, for a file growing under the reader).
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 from hygiene.atomic import write_atomically
 from hygiene.errors import InputError
+from hygiene.safefile import open_checked
 
 VERSION = 2
 HEADER = {"version": VERSION, "watch_state": True}
@@ -38,26 +38,16 @@ def _refused(path: Path, why: str) -> InputError:
     return InputError(f"state file {path}: {why}")
 
 
-def open_regular(path: Path, flags: int, mode: int = 0o600) -> int:
-    """A descriptor for ``path`` if it is a regular file (never through a symbolic link, never
-    blocking on a FIFO); InputError otherwise. ``flags`` adds to ``O_NOFOLLOW | O_NONBLOCK``."""
-    extra = getattr(os, "O_CLOEXEC", 0) | os.O_NOFOLLOW | os.O_NONBLOCK
+def open_regular(path: Path, flags: int) -> int:
+    """A descriptor for ``path`` if it is a regular file of at most :data:`MAX_BYTES`, never
+    reached through a symbolic link (:func:`hygiene.safefile.open_checked`; created 0600 with
+    ``O_CREAT``); InputError otherwise, FileNotFoundError when there is nothing there."""
     try:
-        fd = os.open(path, flags | extra, mode)
-    except OSError as exc:
-        if os.path.islink(path):
-            raise _refused(path, "is a symbolic link (not followed)") from None
-        raise _refused(path, f"cannot be opened ({exc.strerror})") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _refused(path, "is not a regular file")
-        if info.st_size > MAX_BYTES:
-            raise _refused(path, f"is larger than {MAX_BYTES >> 20} MiB")
-    except BaseException:
-        os.close(fd)
+        return open_checked(path, flags, MAX_BYTES).fd
+    except FileNotFoundError:
         raise
-    return fd
+    except OSError as exc:
+        raise _refused(path, exc.strerror or str(exc)) from None
 
 
 def read_records(path: Path) -> tuple[Iterator[dict[str, object]], list[bool]] | None:
@@ -67,10 +57,8 @@ def read_records(path: Path) -> tuple[Iterator[dict[str, object]], list[bool]] |
     old format)."""
     try:
         fd = open_regular(path, os.O_RDONLY)
-    except InputError:
-        if not os.path.lexists(path):
-            return None
-        raise
+    except FileNotFoundError:
+        return None
     handle = os.fdopen(fd, "rb")
     first = handle.readline(MAX_LINE + 1)
     with contextlib.suppress(ValueError):
@@ -114,7 +102,10 @@ def _parse(path: Path, number: int, line: bytes) -> dict[str, object]:
 
 def _version_1(path: Path) -> Iterator[dict[str, object]]:
     """The whole-file format: ``{"version": 1, "seen": {fingerprint: status}}``."""
-    fd = open_regular(path, os.O_RDONLY)
+    try:
+        fd = open_regular(path, os.O_RDONLY)
+    except FileNotFoundError:
+        raise _refused(path, "is gone") from None
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(MAX_BYTES + 1)
     if len(data) > MAX_BYTES:
@@ -147,7 +138,11 @@ class Appender:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            self._fd = open_regular(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        except FileNotFoundError:
+            # O_CREAT: only the folder can be missing.
+            raise _refused(path, "cannot be created (no such folder)") from None
         self._buffer: list[bytes] = []
         if os.fstat(self._fd).st_size == 0:
             self._buffer.append(json.dumps(HEADER).encode() + b"\n")

@@ -14,9 +14,11 @@ from hygiene.errors import MissingExtra
 EXTRA = "detect-secrets"
 # The range pyproject.toml's extra and .pre-commit-hooks.yaml's additional_dependencies name.
 REQUIREMENT = "detect-secrets>=1.5,<2"
+# What pip can install from an index: the extra's own requirement (no index has the toolkit,
+# so `pip install 'aic-token-hygiene[detect-secrets]'` would fail).
 INSTALL_HINT = (
-    f"detect-secrets is not installed: pip install 'aic-token-hygiene[{EXTRA}]' "
-    f"(in a pre-commit hook: additional_dependencies: ['{REQUIREMENT}'])"
+    f"detect-secrets is not installed: pip install '{REQUIREMENT}' (the {EXTRA} extra; "
+    f"in a pre-commit hook: additional_dependencies: ['{REQUIREMENT}'])"
 )
 
 

@@ -5,7 +5,7 @@ verifies over the network (detect-secrets would call ``verify`` twice per match 
 scan on any non-``requests`` exception). ``hygiene plugin-path`` prints this file's path for
 ``detect-secrets scan --plugin`` (``plugins/aic_tokens.py``, in this repository only,
 re-exports it); :mod:`hygiene.integrations.detect_secrets.hook` loads it by
-this file's path; ``hygiene/scan/ds_plugin.py`` re-exports it for baselines that name that path.
+this file's path.
 """
 
 from __future__ import annotations

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
-from hygiene.integrations.githooks.installer import NAMES, Installed, hook_text, install_hooks
+from hygiene.integrations.githooks.installer import (
+    NAMES,
+    Installed,
+    hook_text,
+    install_hooks,
+    pinned_text,
+)
 
-__all__ = ["NAMES", "Installed", "hook_text", "install_hooks"]
+__all__ = ["NAMES", "Installed", "hook_text", "install_hooks", "pinned_text"]

@@ -1,12 +1,18 @@
 """The installer of the plain git hooks (for repositories without the pre-commit framework).
 
 The scripts are package data beside this module, so an installed package can write them;
-``hooks/`` at the repository root holds the same files (a test keeps them identical).
+``hooks/`` at the repository root holds the same files (a test keeps them identical). Each
+installed copy names the interpreter that installed it on its ``HYGIENE_PYTHON=`` line, so
+the hook runs that installation's hygiene from a shell where no venv is active (and, should
+that interpreter go, the ``hygiene`` on PATH, or a message saying how to install it).
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shlex
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
@@ -18,9 +24,30 @@ from hygiene.gitcmd import git_output
 NAMES = ("pre-commit", "pre-push")
 
 
+# The one line of a shipped hook that install-hooks rewrites.
+_PIN = re.compile(r"^HYGIENE_PYTHON=.*$", re.MULTILINE)
+_UNPINNED = "HYGIENE_PYTHON=''"
+
+
 def hook_text(name: str) -> str:
-    """The script of hook ``name``, as shipped in this package (package data)."""
+    """The script of hook ``name``, as shipped in this package (package data): unpinned."""
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def pinned_text(name: str, python: str | None) -> str:
+    """Hook ``name`` as install-hooks writes it: run with the interpreter ``python``
+    (shell-quoted on its line); unpinned when there is none, or it is not an absolute path
+    one line can hold (the hook then looks ``hygiene`` up on PATH)."""
+    text = hook_text(name)
+    if not python or not os.path.isabs(python) or "\n" in python or "\r" in python:
+        return text
+    line = f"HYGIENE_PYTHON={shlex.quote(python)}"
+    return _PIN.sub(lambda _: line, text, count=1)
+
+
+def _ours(existing: str, name: str) -> bool:
+    """Whether ``existing`` is hook ``name`` as shipped, whatever interpreter it names."""
+    return _PIN.sub(_UNPINNED, existing, count=1) == hook_text(name)
 
 
 @dataclass(frozen=True)
@@ -44,16 +71,23 @@ def hooks_dir() -> str:
 
 
 def install_hooks(
-    names: Sequence[str], *, force: bool, folder: str | None = None
+    names: Sequence[str],
+    *,
+    force: bool,
+    folder: str | None = None,
+    python: str | None = sys.executable,
 ) -> list[Installed]:
-    """Write the named hooks; a different existing hook is kept unless ``force`` (then it is
-    saved as ``<hook>.bak``). Nothing is written when any hook would be refused."""
+    """Write the named hooks, each pinned to the interpreter ``python`` (this one by default).
+
+    A hook of ours naming another interpreter is rewritten (``updated``); a different existing
+    hook is kept unless ``force`` (then it is saved as ``<hook>.bak``). Nothing is written when
+    any hook would be refused."""
     unknown = [n for n in names if n not in NAMES]
     if unknown:
         raise UsageError(f"unknown hook {unknown[0]!r} (choose from {', '.join(NAMES)})")
     target_dir = folder or hooks_dir()
-    plans = [(name, os.path.join(target_dir, name)) for name in names]
-    clashes = [path for name, path in plans if _differs(path, hook_text(name))]
+    plans = [(name, os.path.join(target_dir, name), pinned_text(name, python)) for name in names]
+    clashes = [path for name, path, _ in plans if _foreign(path, name)]
     if clashes and not force:
         raise InputError(
             f"{clashes[0]} exists and is not ours; use --force to replace it "
@@ -61,7 +95,7 @@ def install_hooks(
         )
     try:
         os.makedirs(target_dir, exist_ok=True)
-        return [_install(name, path, path in clashes) for name, path in plans]
+        return [_install(name, path, text, path in clashes) for name, path, text in plans]
     except OSError as exc:
         raise _unusable(target_dir, exc) from None
 
@@ -72,21 +106,28 @@ def _unusable(folder: str, exc: OSError) -> InputError:
     )
 
 
-def _differs(path: str, text: str) -> bool:
+def _read(path: str) -> str | None:
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read() != text
+            return f.read()
     except FileNotFoundError:
-        return False
+        return None
     except OSError as exc:
         raise _unusable(os.path.dirname(path), exc) from None
 
 
-def _install(name: str, path: str, clash: bool) -> Installed:
-    existed = os.path.exists(path)
+def _foreign(path: str, name: str) -> bool:
+    existing = _read(path)
+    return existing is not None and not _ours(existing, name)
+
+
+def _install(name: str, path: str, text: str, clash: bool) -> Installed:
+    existing = _read(path)
     if clash:
         os.replace(path, path + ".bak")
+    elif existing == text:
+        return Installed(name, path, "unchanged")
     # 0o755: git runs hooks as programs, as its samples are.
-    write_atomically(path, hook_text(name), mode=0o755)
-    action = "replaced" if clash else "unchanged" if existed else "installed"
+    write_atomically(path, text, mode=0o755)
+    action = "replaced" if clash else "installed" if existing is None else "updated"
     return Installed(name, path, action)

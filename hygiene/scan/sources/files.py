@@ -15,7 +15,6 @@ walk saw (:func:`open_file`), so a file swapped for a symlink or a FIFO mid-scan
 
 from __future__ import annotations
 
-import errno
 import fnmatch
 import os
 import stat
@@ -26,7 +25,7 @@ from typing import BinaryIO
 
 from hygiene.errors import InputError, UsageError
 from hygiene.gitcmd import git_output
-from hygiene.safefile import is_descriptor_path, is_pseudo, kind_of
+from hygiene.safefile import Refused, is_descriptor_path, is_pseudo, kind_of, open_checked
 
 
 @dataclass(frozen=True)
@@ -221,24 +220,18 @@ def open_file(target: FileTarget) -> BinaryIO:
     """Open the regular file ``target`` names, never blocking, and check on the descriptor
     that it is still the file that was listed: a regular file, the same inode (so a file or a
     folder swapped for a symlink, a FIFO or a device since is not read). OSError otherwise."""
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    if target.nofollow:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(target.fspath, flags)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP and target.nofollow:
-            raise OSError(exc.errno, _CHANGED) from None
-        raise
-    try:
-        st = os.fstat(fd)
-        same = target.identity is None or _identity(st) == target.identity
-        if not (same and stat.S_ISREG(st.st_mode)):
-            raise OSError(errno.ESTALE, _CHANGED)
-        return os.fdopen(fd, "rb", buffering=0)
-    except BaseException:
-        os.close(fd)
-        raise
+        checked = open_checked(
+            target.fspath,
+            cap=None,
+            follow=not target.nofollow,
+            # A file of /proc named on the command line is read (the walk never meets one).
+            pseudo=True,
+            identity=target.identity,
+        )
+    except Refused as exc:
+        raise OSError(exc.errno, _CHANGED) from None
+    return os.fdopen(checked.fd, "rb", buffering=0)
 
 
 _CHANGED = "changed since it was listed (now a symlink, a special or another file); not read"

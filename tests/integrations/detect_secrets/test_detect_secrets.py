@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-import hygiene
 from hygiene.detection import sha1_hex
 from hygiene.integrations.detect_secrets.plugin import SECRET_TYPE, AicTokenDetector
 from tests.helpers import REPO_ROOT, SecretGuard, console_script, git
@@ -99,35 +98,6 @@ def test_hook_fails_loudly_on_a_baseline_with_a_missing_plugin_path(
     assert len(ours.stderr.decode().splitlines()) == 1
     # What we guard against: plain detect-secrets does not block the token here.
     assert SECRET_TYPE not in plain.stdout.decode()
-
-
-def test_the_hooks_path_of_earlier_releases_still_runs_the_hook(
-    leaky_repo: tuple[Path, str], guard: SecretGuard
-) -> None:
-    # .pre-commit-hooks.yaml of revisions users have pinned names this module.
-    repo, _ = leaky_repo
-    proc = _run(guard, repo, sys.executable, "-m", "hygiene.scan.ds_hook", "client.py")
-    assert proc.returncode == 1
-    assert SECRET_TYPE in proc.stdout.decode()
-
-
-def test_a_baseline_naming_the_plugins_path_of_earlier_releases_still_loads(
-    leaky_repo: tuple[Path, str], guard: SecretGuard
-) -> None:
-    repo, _ = leaky_repo
-    old_path = str(Path(hygiene.__file__).parent / "scan" / "ds_plugin.py")
-    scan = _run(guard, repo, "detect-secrets", "scan", "--plugin", old_path, *NO_INDIRECT)
-    assert scan.returncode == 0, scan.stderr
-    baseline = json.loads(scan.stdout)
-    assert [p["path"] for p in baseline["plugins_used"] if p["name"] == "AicTokenDetector"] == [
-        "file://" + old_path
-    ]
-    (repo / ".secrets.baseline").write_bytes(scan.stdout)
-    fresh = guard.pat()
-    (repo / "new.py").write_text(f'TOKEN = "{fresh}"\n')
-    plain = _run(guard, repo, "detect-secrets-hook", "--baseline", ".secrets.baseline", "new.py")
-    assert plain.returncode == 1, plain.stderr
-    assert SECRET_TYPE in plain.stdout.decode()
 
 
 def _frozen_config(commit: str) -> str:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from hygiene.integrations.githooks import NAMES, hook_text
+from hygiene.integrations.githooks import NAMES, hook_text, pinned_text
 from tests.helpers import REPO_ROOT, SecretGuard, env_with_scripts, git, run_hygiene
 
 
@@ -88,7 +89,7 @@ def test_install_hooks_keeps_a_foreign_hook_unless_forced(
     assert not (git_repo / ".git" / "hooks" / "pre-push").exists()
     forced = run_hygiene(guard, "install-hooks", "--force", cwd=git_repo)
     assert forced.returncode == 0
-    assert hook.read_text() == hook_text("pre-commit")
+    assert hook.read_text() == pinned_text("pre-commit", sys.executable)
     assert (hook.parent / "pre-commit.bak").read_text() == "#!/bin/sh\necho mine\n"
     again = run_hygiene(guard, "install-hooks", cwd=git_repo)
     assert again.returncode == 0
