@@ -171,11 +171,18 @@ class GitStream:
 
     Its standard error goes to a temporary file, so a chatty git never blocks on a full pipe;
     leaving the block by an exception (or without :meth:`finish`) kills the process, and it
-    is always reaped: no git outlives the scan that started it.
+    is always reaped: no git outlives the scan that started it. ``stdin_from``: another
+    git's output, read by this one directly (a pipeline of two gits, no Python in between).
     """
 
     def __init__(
-        self, args: Sequence[str], what: str, *, options: Sequence[str] = (), stdin: bool = False
+        self,
+        args: Sequence[str],
+        what: str,
+        *,
+        options: Sequence[str] = (),
+        stdin: bool = False,
+        stdin_from: IO[bytes] | None = None,
     ) -> None:
         import subprocess
         import tempfile
@@ -185,7 +192,7 @@ class GitStream:
         try:
             self.proc: subprocess.Popen[bytes] = subprocess.Popen(
                 git_argv(args),
-                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                stdin=stdin_from or (subprocess.PIPE if stdin else subprocess.DEVNULL),
                 stdout=subprocess.PIPE,
                 stderr=self._errors,
             )

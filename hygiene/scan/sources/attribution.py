@@ -1,0 +1,149 @@
+"""Which commit and path first introduced a blob, who made that commit, and what HEAD holds.
+
+The rule, deterministic whatever order git walks in: a commit *introduces* blob B at path P
+when its tree holds B at P and none of its parents' trees does (a root commit introduces all
+it holds; a merge introduces what it resolved or added by itself, an octopus too: git's
+combined diff, ``-c``, lists exactly those paths). Of all introductions of B within the
+scanned scope, at paths not excluded, the first is the one with the earliest committer date,
+then the smallest commit id, then the smallest path. A rename keeps its blob: it stays
+attributed to the commit and path that first held it.
+
+Only blobs with findings are attributed: one ``git log --raw -c`` pass over the scope, run
+only when there is something to attribute.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from typing import IO
+
+from hygiene.errors import InputError
+from hygiene.gitcmd import GitStream, git_output
+from hygiene.scan.sources.blobs import Signature, signature
+from hygiene.scan.sources.files import Excluder
+from hygiene.scan.sources.scope import HistoryScope
+from hygiene.scan.sources.staged import feed_lines
+
+_NO_BLOB = "0" * 40
+_SUBMODULE = b"160000"
+_COMMIT_MARK = b"\x01"
+
+
+@dataclass(frozen=True, order=True)
+class Introduction:
+    """A commit that introduced a blob at a path, ordered by the rule above."""
+
+    time: int
+    commit: str
+    path: str
+
+
+def _tokens(stream: IO[bytes]) -> Iterator[bytes]:
+    """The NUL-separated tokens of ``stream``, read in blocks (memory flat in its length)."""
+    rest = b""
+    while block := stream.read(1 << 20):
+        parts = (rest + block).split(b"\0")
+        rest = parts.pop()
+        yield from parts
+    if rest:
+        yield rest
+
+
+def _log_args(scope: HistoryScope) -> list[str]:
+    return [
+        "log", "--raw", "-c", "--no-abbrev", "--no-renames", "-z", "--no-textconv",
+        "--no-ext-diff", "--no-relative", "--format=%x01%H %ct", *scope.revisions(), "--",
+    ]  # fmt: skip
+
+
+def introductions(
+    scope: HistoryScope, wanted: Collection[str], excluder: Excluder
+) -> tuple[dict[str, Introduction], set[str]]:
+    """The first introduction (see the module's docstring) of each blob of ``wanted``, and
+    the blobs introduced only at excluded paths."""
+    first: dict[str, Introduction] = {}
+    excluded: set[str] = set()
+    if not wanted:
+        return first, excluded
+    commit, when, meta = "", 0, b""
+    with GitStream(_log_args(scope), "{history}", options=("history",)) as log:
+        for token in _tokens(log.stdout):
+            token = token.lstrip(b"\n")
+            if token.startswith(_COMMIT_MARK):
+                sha, _, stamp = token[1:].strip().partition(b" ")
+                commit, when, meta = sha.decode("ascii"), int(stamp or b"0"), b""
+            elif token.startswith(b":"):
+                meta = token
+            elif meta:
+                _consider(first, excluded, meta, token, (commit, when), wanted, excluder)
+                meta = b""
+        log.finish()
+    return first, excluded - first.keys()
+
+
+def _consider(
+    first: dict[str, Introduction],
+    excluded: set[str],
+    meta: bytes,
+    raw_path: bytes,
+    made: tuple[str, int],
+    wanted: Collection[str],
+    excluder: Excluder,
+) -> None:
+    """One raw diff line: its blob introduced at its path by the commit ``made`` names (id,
+    committer time), if wanted."""
+    fields = meta.split()
+    parents = len(fields[0]) - len(fields[0].lstrip(b":"))
+    blob = fields[-2].decode("ascii", "replace")
+    if blob == _NO_BLOB or blob not in wanted or fields[parents] == _SUBMODULE:
+        return
+    path = os.fsdecode(raw_path)
+    if excluder.excludes(path):
+        excluded.add(blob)
+        return
+    here = Introduction(made[1], made[0], path)
+    if blob not in first or here < first[blob]:
+        first[blob] = here
+
+
+def signatures(commits: Collection[str]) -> dict[str, Signature]:
+    """The author and date of each commit of ``commits`` (one ``git cat-file --batch``)."""
+    found: dict[str, Signature] = {}
+    names = sorted(commits)
+    if not names:
+        return found
+    with GitStream(["cat-file", "--batch"], "{history}", options=("history",), stdin=True) as git:
+        feeder = threading.Thread(target=feed_lines, args=(git.stdin, names), daemon=True)
+        feeder.start()
+        try:
+            for name in names:
+                fields = git.stdout.readline().split()
+                if len(fields) != 3:
+                    continue  # read a moment ago: only a repository changing under us
+                data = git.stdout.read(int(fields[2]) + 1)
+                header = data.partition(b"\n\n")[0]
+                found[name] = signature(header)
+        finally:
+            git.kill()
+            feeder.join()
+    return found
+
+
+def head_blobs() -> frozenset[str]:
+    """The blobs of HEAD's tree (none when HEAD names no commit: an empty repository)."""
+    try:
+        out = git_output(["ls-tree", "-r", "-z", "--full-tree", "HEAD", "--"], "{history}")
+    except InputError:
+        return frozenset()
+    blobs = set()
+    for entry in out.split(b"\0"):
+        fields = entry.partition(b"\t")[0].split()
+        if len(fields) == 3 and fields[1] == b"blob":
+            blobs.add(fields[2].decode("ascii"))
+    return frozenset(blobs)
+
+
+__all__ = ["Introduction", "head_blobs", "introductions", "signatures"]
