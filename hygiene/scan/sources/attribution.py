@@ -4,9 +4,11 @@ The rule, deterministic whatever order git walks in: a commit *introduces* blob 
 when its tree holds B at P and none of its parents' trees does (a root commit introduces all
 it holds; a merge introduces what it resolved or added by itself, an octopus too: git's
 combined diff, ``-c``, lists exactly those paths). Of all introductions of B within the
-scanned scope, at paths not excluded, the first is the one with the earliest committer date,
-then the smallest commit id, then the smallest path. A rename keeps its blob: it stays
-attributed to the commit and path that first held it.
+scanned scope, at paths not excluded, the first is found so: take the one with the earliest
+committer date, then the smallest commit id, then the smallest path; while another
+introduction's commit is an ancestor of it, take the earliest such ancestor instead (dates
+can lie: an ancestor always comes first). A rename, a revert or a cherry-pick keeps its blob:
+it stays attributed to the commit and path that first held it.
 
 Only blobs with findings are attributed: one ``git log --raw -c`` pass over the scope, run
 only when there is something to attribute.
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from hygiene.errors import InputError
-from hygiene.gitcmd import GitStream, git_output
+from hygiene.gitcmd import GitStream, git_argv, git_output
 from hygiene.scan.sources.blobs import Signature, signature
 from hygiene.scan.sources.files import Excluder
 from hygiene.scan.sources.scope import HistoryScope
@@ -64,7 +66,34 @@ def introductions(
 ) -> tuple[dict[str, Introduction], set[str]]:
     """The first introduction (see the module's docstring) of each blob of ``wanted``, and
     the blobs introduced only at excluded paths."""
-    first: dict[str, Introduction] = {}
+    every, excluded = _all_introductions(scope, wanted, excluder)
+    first = {blob: _first(found) for blob, found in every.items()}
+    return first, excluded - first.keys()
+
+
+def _first(found: list[Introduction]) -> Introduction:
+    """The first of one blob's introductions: earliest, unless an ancestor introduced it."""
+    found = sorted(found)
+    best = found[0]
+    while True:
+        older = [i for i in found if i.commit != best.commit and _is_ancestor(i.commit, best)]
+        if not older:
+            return best
+        best = older[0]
+
+
+def _is_ancestor(commit: str, of: Introduction) -> bool:
+    import subprocess
+
+    argv = git_argv(["merge-base", "--is-ancestor", commit, of.commit])
+    proc = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, check=False)
+    return proc.returncode == 0
+
+
+def _all_introductions(
+    scope: HistoryScope, wanted: Collection[str], excluder: Excluder
+) -> tuple[dict[str, list[Introduction]], set[str]]:
+    first: dict[str, list[Introduction]] = {}
     excluded: set[str] = set()
     if not wanted:
         return first, excluded
@@ -81,11 +110,11 @@ def introductions(
                 _consider(first, excluded, meta, token, (commit, when), wanted, excluder)
                 meta = b""
         log.finish()
-    return first, excluded - first.keys()
+    return first, excluded
 
 
 def _consider(
-    first: dict[str, Introduction],
+    first: dict[str, list[Introduction]],
     excluded: set[str],
     meta: bytes,
     raw_path: bytes,
@@ -104,9 +133,7 @@ def _consider(
     if excluder.excludes(path):
         excluded.add(blob)
         return
-    here = Introduction(made[1], made[0], path)
-    if blob not in first or here < first[blob]:
-        first[blob] = here
+    first.setdefault(blob, []).append(Introduction(made[1], made[0], path))
 
 
 def signatures(commits: Collection[str]) -> dict[str, Signature]:

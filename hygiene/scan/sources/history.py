@@ -20,18 +20,25 @@ An object git cannot read is one error line naming its id; the rest is scanned a
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 
 from hygiene.detection import Secret
 from hygiene.progress import ScanProgress
 from hygiene.scan.findings import Detection, Finding, ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
-from hygiene.scan.sources.attribution import head_blobs, introductions, signatures
+from hygiene.scan.sources.attribution import (
+    Introduction,
+    head_blobs,
+    introductions,
+    signatures,
+)
 from hygiene.scan.sources.blobpool import BATCH_BYTES, BATCH_OBJECTS, Collected, run_batches
 from hygiene.scan.sources.files import Excluder
 from hygiene.scan.sources.objects import Listing, batches, list_objects
 from hygiene.scan.sources.scope import HistoryScope
 
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}(?![0-9a-f])")
 # Ordered by: committer time, commit, path, line, column (unattributed blobs last).
 _Key = tuple[int, str, str, int, int]
 _LAST = 1 << 62
@@ -60,7 +67,7 @@ def scan_history(
     result.errors[:0] = [_unreadable(sha, "missing") for sha in listing.missing] + [
         _unreadable(sha, "cannot be read") for sha in collected.unreadable
     ]
-    kept = _attributed(collected, scope, excluder)
+    kept = _attributed(collected, scope, excluder, result)
     for finding, secret in kept:
         if secret is None:
             result.findings_only.append(finding)
@@ -70,13 +77,28 @@ def scan_history(
     return result
 
 
+def _placed_errors(errors: list[str], first: dict[str, Introduction]) -> list[str]:
+    """What a decoder could not read in a blob (``SHA!member: ...``), shown at the commit and
+    path that introduced the blob (``COMMIT12:PATH!member: ...``)."""
+    placed = []
+    for error in errors:
+        intro = first.get(error[:40])
+        if intro is not None:
+            error = f"{intro.commit[:12]}:{intro.path}{error[40:]}"
+        placed.append(error)
+    return placed
+
+
 def _attributed(
-    collected: Collected, scope: HistoryScope, excluder: Excluder
+    collected: Collected, scope: HistoryScope, excluder: Excluder, result: ScanResult
 ) -> list[tuple[Finding, Secret | None]]:
-    """Each finding placed at its commit and path, one per fingerprint and path, in order."""
+    """Each finding placed at its commit and path, one per fingerprint and path, in order;
+    ``result``'s decoder errors placed too."""
     messages = collected.signatures
     blobs = {sha for sha, _ in collected.found if sha not in messages}
+    blobs.update(e[:40] for e in result.errors if _OBJECT_ID.match(e))
     first, excluded = introductions(scope, blobs, excluder)
+    result.errors[:] = _placed_errors(result.errors, first)
     who = {**signatures({i.commit for i in first.values()}), **messages}
     head = head_blobs()
     at_head = {f.fingerprint for sha, f in collected.found if sha in head}

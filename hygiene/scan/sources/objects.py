@@ -53,8 +53,10 @@ def list_objects(scope: HistoryScope, listing: Listing) -> Iterator[GitObject]:
                     listing.missing.append(fields[0].lstrip(b"?").decode("ascii", "replace"))
                 elif len(fields) == 3 and fields[1].decode("ascii", "replace") in KINDS:
                     yield GitObject(fields[0].decode("ascii"), fields[1].decode("ascii"), int(fields[2]))
-            walk.finish()
+            # cat-file first: it ended, so rev-list closed its output (or cat-file failed, and
+            # leaving the block kills rev-list, which may be blocked writing).
             check.finish()
+            walk.finish()
 
 
 def batches(
