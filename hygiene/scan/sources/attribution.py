@@ -3,12 +3,13 @@
 The rule, deterministic whatever order git walks in: a commit *introduces* blob B at path P
 when its tree holds B at P and none of its parents' trees does (a root commit introduces all
 it holds; a merge introduces what it resolved or added by itself, an octopus too: git's
-combined diff, ``-c``, lists exactly those paths). Of all introductions of B within the
-scanned scope, at paths not excluded, the first is found so: take the one with the earliest
-committer date, then the smallest commit id, then the smallest path; while another
-introduction's commit is an ancestor of it, take the earliest such ancestor instead (dates
-can lie: an ancestor always comes first). A rename, a revert or a cherry-pick keeps its blob:
-it stays attributed to the commit and path that first held it.
+combined diff, ``-c``, lists exactly those paths). A secret is reported once per path it
+ever lived at (in any blob, any archive member there): of the introductions of blobs holding
+it at that path, within the scanned scope, the first is found so: take the one with the
+earliest committer date, then the smallest commit id; while another one's commit is an
+ancestor of it, take the earliest such ancestor instead (dates can lie: an ancestor always
+comes first). A file edited around a token is one finding, at the commit that added the
+token; a rename is a second one, at the commit that renamed it (both paths need cleaning).
 
 Only blobs with findings are attributed: one ``git log --raw -c`` pass over the scope, run
 only when there is something to attribute.
@@ -63,20 +64,20 @@ def _log_args(scope: HistoryScope) -> list[str]:
 
 def introductions(
     scope: HistoryScope, wanted: Collection[str], excluder: Excluder
-) -> tuple[dict[str, Introduction], set[str]]:
-    """The first introduction (see the module's docstring) of each blob of ``wanted``, and
-    the blobs introduced only at excluded paths."""
+) -> tuple[dict[str, list[Introduction]], set[str]]:
+    """Every introduction (see the module's docstring) of each blob of ``wanted`` at a path
+    not excluded, and the blobs introduced only at excluded paths."""
     every, excluded = _all_introductions(scope, wanted, excluder)
-    first = {blob: _first(found) for blob, found in every.items()}
-    return first, excluded - first.keys()
+    return every, excluded - every.keys()
 
 
-def _first(found: list[Introduction]) -> Introduction:
-    """The first of one blob's introductions: earliest, unless an ancestor introduced it."""
-    found = sorted(found)
-    best = found[0]
+def first_of(found: Collection[Introduction]) -> Introduction:
+    """The first of several introductions (see the module's docstring): the earliest,
+    unless another's commit is its ancestor."""
+    ordered = sorted(found)
+    best = ordered[0]
     while True:
-        older = [i for i in found if i.commit != best.commit and _is_ancestor(i.commit, best)]
+        older = [i for i in ordered if i.commit != best.commit and _is_ancestor(i.commit, best)]
         if not older:
             return best
         best = older[0]
@@ -173,4 +174,4 @@ def head_blobs() -> frozenset[str]:
     return frozenset(blobs)
 
 
-__all__ = ["Introduction", "head_blobs", "introductions", "signatures"]
+__all__ = ["Introduction", "first_of", "head_blobs", "introductions", "signatures"]

@@ -29,6 +29,7 @@ from hygiene.scan.findings import Detection, Finding, ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.sources.attribution import (
     Introduction,
+    first_of,
     head_blobs,
     introductions,
     signatures,
@@ -39,8 +40,7 @@ from hygiene.scan.sources.objects import Listing, batches, list_objects
 from hygiene.scan.sources.scope import HistoryScope
 
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}(?![0-9a-f])")
-# Ordered by: committer time, commit, path, line, column (unattributed blobs last).
-_Key = tuple[int, str, str, int, int]
+# Unattributed blobs come last.
 _LAST = 1 << 62
 
 
@@ -97,37 +97,56 @@ def _attributed(
     messages = collected.signatures
     blobs = {sha for sha, _ in collected.found if sha not in messages}
     blobs.update(e[:40] for e in result.errors if _OBJECT_ID.match(e))
-    first, excluded = introductions(scope, blobs, excluder)
-    result.errors[:] = _placed_errors(result.errors, first)
-    who = {**signatures({i.commit for i in first.values()}), **messages}
+    every, excluded = introductions(scope, blobs, excluder)
+    result.errors[:] = _placed_errors(result.errors, {b: first_of(i) for b, i in every.items()})
     head = head_blobs()
     at_head = {f.fingerprint for sha, f in collected.found if sha in head}
-    best: dict[tuple[str, str], tuple[_Key, Finding, Secret | None]] = {}
-    secrets: list[Secret | None] = list(collected.secrets) or [None] * len(collected.found)
-    for (sha, finding), secret in zip(collected.found, secrets, strict=True):
-        if sha in messages:
-            commit, path, when = sha, "", messages[sha].time
-        elif sha in first:
-            intro = first[sha]
-            commit, path, when = intro.commit, intro.path + finding.path[len(sha) :], intro.time
-        elif sha in excluded:
-            continue  # every path that introduced it is excluded
-        else:  # reachable, but no commit of the scope introduced it (a tag naming a blob)
-            commit, path, when = None, finding.path, _LAST
-        sig = who.get(commit or "")
-        placed = dataclasses.replace(
+    slots = _slots(collected, every, excluded)
+    chosen = {slot: first_of(list(where)) for slot, where in slots.items()}
+    who = {**signatures({i.commit for i in chosen.values()} - messages.keys()), **messages}
+    placed = []
+    for slot, intro in chosen.items():
+        finding, secret = min(slots[slot][intro], key=lambda p: (p[0].line, p[0].column))
+        sig = who.get(intro.commit)
+        commit = intro.commit or None
+        placed_finding = dataclasses.replace(
             finding,
-            path=path,
+            path=slot[1],
             commit=commit,
             author=sig.author if sig else None,
             date=sig.date if sig else None,
             present_at_head=finding.fingerprint in at_head,
         )
-        key = (when, commit or "", path, finding.line, finding.column)
-        slot = (finding.fingerprint, path)
-        if slot not in best or key < best[slot][0]:
-            best[slot] = (key, placed, secret)
-    return [(f, s) for _, f, s in sorted(best.values(), key=lambda kept: kept[0])]
+        key = (intro.time, intro.commit, slot[1], finding.line, finding.column)
+        placed.append((key, placed_finding, secret))
+    placed.sort(key=lambda p: p[0])
+    return [(f, s) for _, f, s in placed]
+
+
+# Per (fingerprint, path): each introduction holding it, with the findings it brings.
+_Slots = dict[tuple[str, str], dict[Introduction, list[tuple[Finding, "Secret | None"]]]]
+
+
+def _slots(
+    collected: Collected, every: dict[str, list[Introduction]], excluded: set[str]
+) -> _Slots:
+    slots: _Slots = {}
+    messages = collected.signatures
+    secrets: list[Secret | None] = list(collected.secrets) or [None] * len(collected.found)
+    for (sha, finding), secret in zip(collected.found, secrets, strict=True):
+        if sha in messages:
+            places = [(Introduction(messages[sha].time, sha, ""), "")]
+        elif sha in every:
+            suffix = finding.path[len(sha) :]
+            places = [(intro, intro.path + suffix) for intro in every[sha]]
+        elif sha in excluded:
+            continue  # every path that introduced it is excluded
+        else:  # reachable, but no commit of the scope introduced it (a tag naming a blob)
+            places = [(Introduction(_LAST, "", finding.path), finding.path)]
+        for intro, path in places:
+            here = slots.setdefault((finding.fingerprint, path), {})
+            here.setdefault(intro, []).append((finding, secret))
+    return slots
 
 
 __all__ = ["scan_history"]
