@@ -12,11 +12,15 @@ name starting with ``-`` could never be read as an option).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hygiene.errors import InputError, UsageError
 from hygiene.gitcmd import git_output
+
+
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,9 @@ def split_ranges(refs: Sequence[str], since: Sequence[str]) -> tuple[list[str], 
     for value in since:
         _check_name(value, "since")
         if "..." in value:
-            raise UsageError(f"{{since}}: a range A...B is not supported: {value!r}", ("since",))
+            raise UsageError(
+                f"{{since}}: a range A...B is not supported: {value!r}", options=("since",)
+            )
         if ".." in value:
             start, _, end = value.partition("..")
             out_since.append(start or "HEAD")
@@ -62,9 +68,11 @@ def _check_name(value: str, option: str) -> None:
 
 
 def _resolve(rev: str, option: str) -> str:
+    """The object ``rev`` names, which must be or lead to a commit (an annotated tag stays
+    a tag: ``--since v1`` then leaves out the tag object too)."""
     try:
         out = git_output(
-            ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{rev}^{{commit}}"],
+            ["rev-parse", "--end-of-options", rev, f"{rev}^{{commit}}"],
             f"{{{option}}}",
             options=(option,),
         )
@@ -72,7 +80,11 @@ def _resolve(rev: str, option: str) -> str:
         raise InputError(
             f"{{{option}}}: not a revision of this repository: {rev!r}", options=(option,)
         ) from None
-    return out.decode("ascii").strip()
+    # rev-parse echoes the options it was given: the first object id is the answer.
+    ids = [word for word in out.decode("ascii", "replace").split() if _OBJECT_ID.fullmatch(word)]
+    if len(ids) != 2:
+        raise InputError(f"{{{option}}}: not a single revision: {rev!r}", options=(option,))
+    return ids[0]
 
 
 def resolve(refs: Sequence[str], since: Sequence[str], reflog: bool = False) -> HistoryScope:
