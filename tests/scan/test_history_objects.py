@@ -98,7 +98,9 @@ def test_only_unreadable_objects_is_exit_2(git_repo: Path, guard: SecretGuard) -
     assert f"hygiene: error: object {lost}: missing; not scanned" in err.splitlines()
 
 
-def test_a_partial_clone_s_missing_blobs(git_repo: Path, guard: SecretGuard, tmp_path: Path) -> None:
+def test_a_partial_clone_s_missing_blobs(
+    git_repo: Path, guard: SecretGuard, tmp_path: Path
+) -> None:
     """A blobless clone: its blobs were never fetched (and are never fetched by the scan:
     no transport is allowed). Each is named; the messages are still read."""
     pat = guard.pat()

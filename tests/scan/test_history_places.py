@@ -129,7 +129,7 @@ def test_a_merge_that_only_takes_a_side_leaves_it_to_the_side(
     (git_repo / "m.txt").write_text("m\n")
     _commit(git_repo, "main")
     git(git_repo, "merge", "--no-ff", "-q", "-m", "Merge", "side")
-    status, found, _ = scan(guard, git_repo)
+    _status, found, _ = scan(guard, git_repo)
     assert places(found) == {(fingerprint(pat), "s.txt", side)}
 
 
@@ -176,7 +176,7 @@ def test_a_commit_message(git_repo: Path, guard: SecretGuard) -> None:
     pat = guard.pat()
     (git_repo / "a").write_text("a\n")
     leak = _commit(git_repo, f"Fix\n\nwith {pat}\n")
-    status, found, _ = scan(guard, git_repo)
+    _status, found, _ = scan(guard, git_repo)
     assert places(found) == {(fingerprint(pat), "", leak)}
     assert (found[0]["line"], found[0]["column"]) == (3, 6)
 
@@ -281,7 +281,7 @@ def test_a_renamed_file_is_found_at_both_paths(git_repo: Path, guard: SecretGuar
     added = _commit(git_repo, "add")
     git(git_repo, "mv", "old.cfg", "new.cfg")
     renamed = _commit(git_repo, "rename")
-    status, found, err = scan(guard, git_repo)
+    _status, found, err = scan(guard, git_repo)
     assert places(found) == {
         (fingerprint(pat), "old.cfg", added),
         (fingerprint(pat), "new.cfg", renamed),

@@ -55,7 +55,7 @@ class BatchResult:
 def signature(header: bytes) -> Signature:
     """A commit's or tag's header as a :class:`Signature` (its author or tagger, its
     committer's or tagger's time); fields a header lacks are empty."""
-    lines = {}
+    lines: dict[bytes, bytes] = {}
     for line in header.split(b"\n"):
         key, _, value = line.partition(b" ")
         lines.setdefault(key, value)
@@ -97,8 +97,10 @@ class _Scanner:
     out: BatchResult
 
     def __post_init__(self) -> None:
-        self.small = finder_for(0)
-        self.big = finder_for(None)
+        # Hyperscan (where installed) for every object, even small ones: one call per blob
+        # costs less than the pure-Python finder's passes (measured on croc's history:
+        # 2.1 s against 3.4 s in one process).
+        self.finder = finder_for(None)
 
     def _collect(self, sha: str, before: int) -> None:
         """Move the detections made since ``before`` into ``out.found`` under ``sha``."""
@@ -113,15 +115,14 @@ class _Scanner:
         before = len(self.out.result.detections)
         if obj.size <= WHOLE_SIZE:
             data = _read_exact(stdout, obj.size)
-            finder = self.small if obj.size < (64 << 10) else self.big
             scan_buffer(
-                data, obj.sha, self.out.result, finder, limits=self.limits,
+                data, obj.sha, self.out.result, self.finder, limits=self.limits,
                 allow_lines=self.allow_lines,
             )  # fmt: skip
         else:
             read = blob_reader(stdout, obj.size)
             scan_layers(
-                read, obj.sha, self.out.result, limits=self.limits, finder=self.big,
+                read, obj.sha, self.out.result, limits=self.limits, finder=self.finder,
                 size=obj.size, allow_lines=self.allow_lines,
             )  # fmt: skip
             while read(1 << 16):
@@ -133,7 +134,7 @@ class _Scanner:
         header, _, message = data.partition(b"\n\n")
         before = len(self.out.result.detections)
         if message:
-            scan_buffer(message, "", self.out.result, self.small, allow_lines=self.allow_lines)
+            scan_buffer(message, "", self.out.result, self.finder, allow_lines=self.allow_lines)
         if len(self.out.result.detections) > before:
             self.out.signatures[obj.sha] = signature(header)
         self._collect(obj.sha, before)

@@ -19,6 +19,7 @@ An object git cannot read is one error line naming its id; the rest is scanned a
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import time
@@ -61,8 +62,10 @@ def scan_history(
     started = time.perf_counter()
     progress = progress if progress is not None else ScanProgress()
     listing = Listing()
-    objects = batches(list_objects(scope, listing), BATCH_BYTES, BATCH_OBJECTS)
-    collected = run_batches(objects, limits, allow_lines, keep_secrets, progress)
+    # Closed on any way out: the listing's gits are killed then, not when collected.
+    with contextlib.closing(list_objects(scope, listing)) as objects:
+        grouped = batches(objects, BATCH_BYTES, BATCH_OBJECTS)
+        collected = run_batches(grouped, limits, allow_lines, keep_secrets, progress)
     result = collected.result
     result.errors[:0] = [_unreadable(sha, "missing") for sha in listing.missing] + [
         _unreadable(sha, "cannot be read") for sha in collected.unreadable

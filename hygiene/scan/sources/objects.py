@@ -8,7 +8,7 @@ never fetched, a pack that lost it) is listed as missing, not a failure: the res
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 
 from hygiene.gitcmd import GitStream
@@ -34,29 +34,30 @@ class Listing:
     missing: list[str] = field(default_factory=list)
 
 
-def list_objects(scope: HistoryScope, listing: Listing) -> Iterator[GitObject]:
+def list_objects(scope: HistoryScope, listing: Listing) -> Generator[GitObject, None, None]:
     """Every blob, commit and tag of ``scope``, one at a time; missing ones go to
     ``listing.missing``. Both gits are reaped however the caller stops reading."""
     walk_args = ["rev-list", "--objects", "--missing=print", *scope.revisions(), "--"]
     # %(rest) makes cat-file read only the first word of each line (rev-list adds a path).
     check_args = ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize) %(rest)"]
-    with GitStream(walk_args, "{history}", options=("history",)) as walk:
-        with GitStream(
-            check_args, "{history}", options=("history",), stdin_from=walk.stdout
-        ) as check:
-            # Only cat-file reads the walk: should it die, rev-list then meets a closed pipe.
-            walk.stdout.close()
-            for line in check.stdout:
-                fields = line.split(b" ", 3)[:3]
-                fields[-1] = fields[-1].rstrip(b"\n")
-                if len(fields) == 2 and fields[1] == b"missing":
-                    listing.missing.append(fields[0].lstrip(b"?").decode("ascii", "replace"))
-                elif len(fields) == 3 and fields[1].decode("ascii", "replace") in KINDS:
-                    yield GitObject(fields[0].decode("ascii"), fields[1].decode("ascii"), int(fields[2]))
-            # cat-file first: it ended, so rev-list closed its output (or cat-file failed, and
-            # leaving the block kills rev-list, which may be blocked writing).
-            check.finish()
-            walk.finish()
+    with (
+        GitStream(walk_args, "{history}", options=("history",)) as walk,
+        GitStream(check_args, "{history}", options=("history",), stdin_from=walk.stdout) as check,
+    ):
+        # Only cat-file reads the walk: should it die, rev-list then meets a closed pipe.
+        walk.stdout.close()
+        for line in check.stdout:
+            fields = line.split(b" ", 3)[:3]
+            fields[-1] = fields[-1].rstrip(b"\n")
+            if len(fields) == 2 and fields[1] == b"missing":
+                listing.missing.append(fields[0].lstrip(b"?").decode("ascii", "replace"))
+            elif len(fields) == 3 and fields[1].decode("ascii", "replace") in KINDS:
+                kind = fields[1].decode("ascii")
+                yield GitObject(fields[0].decode("ascii"), kind, int(fields[2]))
+        # cat-file first: it ended, so rev-list closed its output (or cat-file failed, and
+        # leaving the block kills rev-list, which may be blocked writing).
+        check.finish()
+        walk.finish()
 
 
 def batches(

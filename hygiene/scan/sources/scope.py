@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from hygiene.errors import InputError, UsageError
 from hygiene.gitcmd import git_output
 
-
 _OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
