@@ -39,7 +39,8 @@ def test_workers_find_what_one_process_finds(
     _busy_repo(git_repo, guard)
     monkeypatch.chdir(git_repo)
     serial, errors = _scan(keep=True)
-    assert len(serial) == 4 + 12 + 1 and errors == []
+    assert len(serial) == 4 + 12 + 1
+    assert errors == []
     monkeypatch.setattr(blobpool, "PARALLEL_AFTER", 0)
     monkeypatch.setattr(history, "BATCH_OBJECTS", 3)  # many batches, on both workers
     calls: list[int] = []
@@ -51,7 +52,8 @@ def test_workers_find_what_one_process_finds(
 
     monkeypatch.setattr(blobpool, "_in_workers", counted)
     pooled, errors = _scan(keep=False)
-    assert calls == [1] and errors == []
+    assert calls == [1]
+    assert errors == []
     assert pooled == serial
     guard.capture(repr(pooled))
 
