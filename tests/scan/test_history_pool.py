@@ -83,7 +83,8 @@ def test_a_bad_revision_starts_no_streaming_git(
     assert proc.returncode == 2
     assert len(proc.stderr.decode().splitlines()) == 1
     calls = log.read_text().splitlines()
-    assert calls and all(" rev-parse " in f" {call} " for call in calls), calls
+    assert calls
+    assert all(" rev-parse " in f" {call} " for call in calls), calls
 
 
 def test_a_repository_without_commits_is_clean(git_repo: Path, guard: SecretGuard) -> None:
