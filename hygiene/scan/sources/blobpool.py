@@ -52,7 +52,9 @@ class Collected:
         self.result.skipped += part.skipped
         self.result.errors += part.errors
         self.result.suppressed.update(part.suppressed)
-        progress.add(blobs=batch.objects, nbytes=part.bytes, findings=len(batch.found))
+        progress.add(
+            commits=batch.messages, blobs=batch.blobs, nbytes=part.bytes, findings=len(batch.found)
+        )
 
 
 def _stop_on_sigterm() -> None:

@@ -49,7 +49,8 @@ class BatchResult:
     signatures: dict[str, Signature] = field(default_factory=dict)
     unreadable: list[str] = field(default_factory=list)
     result: ScanResult = field(default_factory=ScanResult)
-    objects: int = 0
+    blobs: int = 0
+    messages: int = 0  # commits and tags read
 
 
 def signature(header: bytes) -> Signature:
@@ -194,8 +195,11 @@ def _next_object(stdout: IO[bytes], obj: GitObject, scanner: _Scanner) -> bool:
     except InputError:
         return False  # ended within the object
     stdout.read(1)  # the newline after each object
-    scanner.out.objects += 1
-    scanner.out.result.files += 1 if obj.kind == "blob" else 0
+    if obj.kind == "blob":
+        scanner.out.blobs += 1
+        scanner.out.result.files += 1
+    else:
+        scanner.out.messages += 1
     return True
 
 
