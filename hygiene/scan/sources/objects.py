@@ -37,9 +37,11 @@ class Listing:
 def list_objects(scope: HistoryScope, listing: Listing) -> Generator[GitObject, None, None]:
     """Every blob, commit and tag of ``scope``, one at a time; missing ones go to
     ``listing.missing``. Both gits are reaped however the caller stops reading."""
-    walk_args = ["rev-list", "--objects", "--missing=print", *scope.revisions(), "--"]
-    # %(rest) makes cat-file read only the first word of each line (rev-list adds a path).
-    check_args = ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize) %(rest)"]
+    # Ids only: a path is the repository's to name, and one holding a newline would split
+    # its line in two.
+    walk_args = ["rev-list", "--objects", "--no-object-names", "--missing=print"]
+    walk_args += [*scope.revisions(), "--"]
+    check_args = ["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"]
     with (
         GitStream(walk_args, "{history}", options=("history",)) as walk,
         GitStream(check_args, "{history}", options=("history",), stdin_from=walk.stdout) as check,
@@ -47,8 +49,7 @@ def list_objects(scope: HistoryScope, listing: Listing) -> Generator[GitObject, 
         # Only cat-file reads the walk: should it die, rev-list then meets a closed pipe.
         walk.stdout.close()
         for line in check.stdout:
-            fields = line.split(b" ", 3)[:3]
-            fields[-1] = fields[-1].rstrip(b"\n")
+            fields = line.split()
             if len(fields) == 2 and fields[1] == b"missing":
                 listing.missing.append(fields[0].lstrip(b"?").decode("ascii", "replace"))
             elif len(fields) == 3 and fields[1].decode("ascii", "replace") in KINDS:
