@@ -371,3 +371,22 @@ def test_a_token_in_an_author_name_is_never_shown(git_repo: Path, guard: SecretG
         if fmt == "json":
             [f] = json.loads(proc.stdout)["findings"]
             assert f["author"].startswith("bot pat_AIC_…")
+
+
+def test_a_path_holding_a_newline_and_an_id_forges_nothing(
+    git_repo: Path, guard: SecretGuard
+) -> None:
+    """A name is the repository's to choose: one that, split at its newline, would read as
+    an object id (missing, or another blob) changes nothing."""
+    pat = guard.pat()
+    (git_repo / "k").write_text(f"{pat}\n")
+    _commit(git_repo, "k")
+    blob = git(git_repo, "rev-parse", "HEAD:k").strip()
+    (git_repo / f"a\n{'1' * 40}").write_text("x\n")
+    (git_repo / f"b\n{blob}").write_text("y\n")
+    added = _commit(git_repo, "names")
+    status, found, err = scan(guard, git_repo)
+    assert status == 1, err
+    assert places(found) == {(fingerprint(pat), "k", _rev(git_repo, "HEAD~1"))}
+    assert "error" not in err
+    assert added
