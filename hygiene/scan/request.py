@@ -114,13 +114,17 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
 
 
 def _scan_history(request: ScanRequest, excluder: Excluder, allow: AllowLines) -> ScanResult:
+    from hygiene.gitcmd import stop_all
     from hygiene.scan.sources.history import scan_history
     from hygiene.scan.sources.scope import resolve
 
     scope = resolve(request.refs, request.since_revisions, request.reflog)
-    return scan_history(
-        excluder, scope, allow, request.progress, request.limits, request.keep_secrets
-    )
+    try:
+        return scan_history(
+            excluder, scope, allow, request.progress, request.limits, request.keep_secrets
+        )
+    finally:
+        stop_all()  # a git an interrupt left between its start and its `with` block
 
 
 def _scan_stdin(stream: BinaryIO, request: ScanRequest, allow: AllowLines) -> ScanResult:

@@ -20,6 +20,7 @@ from multiprocessing.pool import AsyncResult
 from types import FrameType
 
 from hygiene.detection import Secret
+from hygiene.gitcmd import stop_all
 from hygiene.progress import ScanProgress
 from hygiene.scan.findings import Finding, ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
@@ -71,7 +72,10 @@ def _stop_on_sigterm() -> None:
 def _run(args: tuple[list[GitObject], DecodeLimits | None, AllowLines]) -> BatchResult:
     """Worker entry point (module level, so it pickles)."""
     objects, limits, allow_lines = args
-    return scan_objects(objects, limits, allow_lines)
+    try:
+        return scan_objects(objects, limits, allow_lines)
+    finally:
+        stop_all()  # a git a signal left between its start and its `with` block
 
 
 def _workers() -> int:
