@@ -390,3 +390,19 @@ def test_a_path_holding_a_newline_and_an_id_forges_nothing(
     assert places(found) == {(fingerprint(pat), "k", _rev(git_repo, "HEAD~1"))}
     assert "error" not in err
     assert added
+
+
+def test_a_tag_naming_a_blob_is_reported_under_the_blob_s_id(
+    git_repo: Path, guard: SecretGuard
+) -> None:
+    """No commit ever held it, so no commit introduced it: still reported (never hidden),
+    its path the blob's id, with no commit."""
+    pat = guard.pat()
+    _base(git_repo)
+    blob = git(git_repo, "hash-object", "-w", "--stdin", input=f"k = {pat}\n".encode()).strip()
+    git(git_repo, "tag", "loose", blob)
+    status, found, err = scan(guard, git_repo)
+    assert status == 1, err
+    assert places(found) == {(fingerprint(pat), blob, None)}
+    text = run_hygiene(guard, "scan", "--history", cwd=git_repo).stdout.decode()
+    assert text.startswith(f"{blob}:1:5: aic-pat pat_AIC_")
