@@ -183,3 +183,21 @@ def test_exclude_attributes_to_a_path_not_excluded(git_repo: Path, guard: Secret
     mine = _commit(git_repo, "mine")
     _, found, _ = scan(guard, git_repo, "--exclude", "vendor")
     assert places(found) == {(fingerprint(pat), "k", mine)}
+
+
+@pytest.mark.parametrize("edits", [3, 20])
+def test_many_edits_around_a_token_stay_with_the_commit_that_added_it(
+    git_repo: Path, guard: SecretGuard, edits: int
+) -> None:
+    """The commit that added the token says it is the newest of all (a wrong clock); every
+    later edit makes another blob holding it at the same path. One finding, at the commit
+    that added it (few candidates are asked about one by one, many with one walk)."""
+    pat = guard.pat()
+    (git_repo / "fixture.py").write_text(f"TOKEN = '{pat}'\n")
+    added = _commit_at(git_repo, "add", "2030-01-01T00:00:00Z")
+    for n in range(edits):
+        (git_repo / "fixture.py").write_text(f"# edit {n}\nTOKEN = '{pat}'\n")
+        _commit_at(git_repo, f"edit {n}", f"2020-01-{n + 1:02d}T00:00:00Z")
+    status, found, err = scan(guard, git_repo)
+    assert status == 1, err
+    assert places(found) == {(fingerprint(pat), "fixture.py", added)}

@@ -77,18 +77,39 @@ def first_of(found: Collection[Introduction]) -> Introduction:
     ordered = sorted(found)
     best = ordered[0]
     while True:
-        older = [i for i in ordered if i.commit != best.commit and _is_ancestor(i.commit, best)]
+        others = {i.commit for i in ordered} - {best.commit, ""}
+        older = _ancestors_among(others, best.commit) if others and best.commit else set()
         if not older:
             return best
-        best = older[0]
+        best = next(i for i in ordered if i.commit in older)
 
 
-def _is_ancestor(commit: str, of: Introduction) -> bool:
+# Up to this many commits are asked about one by one; more, with one walk of the ancestors.
+_ONE_BY_ONE = 8
+
+
+def _ancestors_among(commits: set[str], of: str) -> set[str]:
+    """Which of ``commits`` are ancestors of the commit ``of``."""
     import subprocess
 
-    argv = git_argv(["merge-base", "--is-ancestor", commit, of.commit])
-    proc = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, check=False)
-    return proc.returncode == 0
+    if len(commits) <= _ONE_BY_ONE:
+        found = set()
+        for commit in sorted(commits):
+            argv = git_argv(["merge-base", "--is-ancestor", commit, of])
+            run = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, check=False)
+            if run.returncode == 0:
+                found.add(commit)
+        return found
+    # A file edited around a token in hundreds of commits: one walk, not hundreds of gits.
+    seen: set[str] = set()
+    with GitStream(["rev-list", of, "--"], "{history}", options=("history",)) as walk:
+        for line in walk.stdout:
+            commit = line.strip().decode("ascii", "replace")
+            if commit in commits:
+                seen.add(commit)
+                if len(seen) == len(commits):
+                    break  # every one is: nothing left to learn
+    return seen
 
 
 def _all_introductions(
