@@ -406,3 +406,25 @@ def test_a_tag_naming_a_blob_is_reported_under_the_blob_s_id(
     assert places(found) == {(fingerprint(pat), blob, None)}
     text = run_hygiene(guard, "scan", "--history", cwd=git_repo).stdout.decode()
     assert text.startswith(f"{blob}:1:5: aic-pat pat_AIC_")
+
+
+def test_a_blob_too_big_to_read_whole_is_streamed(git_repo: Path, guard: SecretGuard) -> None:
+    """Past WHOLE_SIZE a blob is streamed through the decoders: its findings keep their
+    lines, and cat-file stays in step for the blobs after it."""
+    from hygiene.scan.sources.blobs import WHOLE_SIZE
+
+    pat, after = guard.pat(), guard.pat()
+    lines = WHOLE_SIZE // 8 + 10
+    (git_repo / "big.log").write_bytes(b"0123456\n" * lines + f"t={pat}\n".encode())
+    (git_repo / "z.txt").write_text(f"{after}\n")
+    added = _commit(git_repo, "big")
+    status, found, err = scan(guard, git_repo)
+    assert status == 1, err
+    assert places(found) == {
+        (fingerprint(pat), "big.log", added),
+        (fingerprint(after), "z.txt", added),
+    }
+    assert {(f["path"], f["line"], f["column"]) for f in found} == {
+        ("big.log", lines + 1, 3),
+        ("z.txt", 1, 1),
+    }
