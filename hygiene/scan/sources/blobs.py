@@ -11,6 +11,7 @@ An object git cannot read (missing, or a damaged pack that makes cat-file fail) 
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
@@ -184,9 +185,11 @@ def _next_object(stdout: IO[bytes], obj: GitObject, scanner: _Scanner) -> bool:
     if not header:
         return False
     fields = header.split()
-    if len(fields) != 3:  # "<id> missing": not in the repository after all
+    if len(fields) != 3 or not fields[2].isdigit():  # "<id> missing": gone after all
         scanner.out.unreadable.append(obj.sha)
         return True
+    # The size cat-file is about to print, whatever the listing said: its reader stays in step.
+    obj = dataclasses.replace(obj, size=int(fields[2]))
     try:
         if obj.kind == "blob":
             scanner.blob(stdout, obj)
