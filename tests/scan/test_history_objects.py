@@ -4,13 +4,14 @@ its findings reported; nothing is a traceback, no secret reaches any output."""
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 
 import pytest
 
 from hygiene.detection import fingerprint
-from tests.helpers import SecretGuard, git
+from tests.helpers import SecretGuard, git, run_hygiene
 from tests.scan.test_history_places import _commit, places, scan
 
 
@@ -117,3 +118,25 @@ def test_a_partial_clone_s_missing_blobs(
     assert status == 1, err
     assert [(f["fingerprint"], f["path"]) for f in found] == [(fingerprint(pat), "")]
     assert lost in err
+
+
+def test_grafts_that_hide_commits_are_an_error_not_a_silence(
+    git_repo: Path, guard: SecretGuard
+) -> None:
+    """``info/grafts`` can make a commit parentless: git then walks a history without the
+    commits before it. That is said (exit 2 when nothing else is found); with the grafts
+    file turned off by the user's environment, the hidden leak is found."""
+    pat = guard.pat()
+    (git_repo / "k.txt").write_text(f"{pat}\n")
+    leak = _commit(git_repo, "leak")
+    (git_repo / "k.txt").write_text("clean\n")
+    head = _commit(git_repo, "clean")
+    (git_repo / ".git" / "info").mkdir(exist_ok=True)
+    (git_repo / ".git" / "info" / "grafts").write_text(f"{head}\n")
+    status, found, err = scan(guard, git_repo)
+    assert (status, found) == (2, []), err
+    [line] = [ln for ln in err.splitlines() if ln.startswith("hygiene: error:")]
+    assert "grafts rewrite this repository's history" in line
+    proc = run_hygiene(guard, "scan", "--history", cwd=git_repo, env={"GIT_GRAFT_FILE": os.devnull})
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stdout.decode().startswith(f"{leak[:12]}:k.txt:1:1: aic-pat ")

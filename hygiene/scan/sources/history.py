@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import re
 import time
 
 from hygiene.detection import Secret
+from hygiene.gitcmd import git_output
 from hygiene.progress import ScanProgress
 from hygiene.scan.findings import Detection, Finding, ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
@@ -70,6 +72,7 @@ def scan_history(
     result.errors[:0] = [_unreadable(sha, "missing") for sha in listing.missing] + [
         _unreadable(sha, "cannot be read") for sha in collected.unreadable
     ]
+    result.errors[:0] = _grafted()
     kept = _attributed(collected, scope, excluder, result)
     for finding, secret in kept:
         if secret is None:
@@ -78,6 +81,24 @@ def scan_history(
             result.detections.append(Detection(finding, secret))
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _grafted() -> list[str]:
+    """An error line when the repository's ``info/grafts`` file gives commits other parents:
+    git then walks a history without the commits it cuts off, so what only they hold is not
+    scanned (no configuration value turns grafts off; ``GIT_GRAFT_FILE=/dev/null`` does)."""
+    path = git_output(["rev-parse", "--git-path", "info/grafts"], "{history}")
+    name = os.fsdecode(path.rstrip(b"\n"))
+    try:
+        grafted = os.path.isfile(name) and os.path.getsize(name) > 0
+    except OSError:
+        grafted = False
+    if not grafted:
+        return []
+    return [
+        f"{name}: grafts rewrite this repository's history; commits they cut off are not "
+        "scanned (set GIT_GRAFT_FILE=/dev/null to scan them)"
+    ]
 
 
 def _placed_errors(errors: list[str], first: dict[str, Introduction]) -> list[str]:
