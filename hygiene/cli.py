@@ -61,6 +61,8 @@ OPTION_NAMES: dict[str, str] = {
     "all_files": "--all-files",
     "history": "--history",
     "since": "--since",
+    "ref": "--ref",
+    "reflog": "--reflog",
     "reports": "REPORT",
     "token_ids": "--token-id",
     "ids_from": "--ids-from",

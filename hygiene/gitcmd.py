@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import IO, TYPE_CHECKING
 
@@ -166,16 +166,54 @@ def git_output(
     return proc.stdout
 
 
+# Every git a GitStream started and has not reaped yet.
+_LIVE: set[subprocess.Popen[bytes]] = set()
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back in this thread for the block (delivered after it). git
+    started within inherits the mask: it is stopped with SIGKILL, which no mask holds."""
+    import signal
+
+    try:
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    except (AttributeError, OSError, ValueError):  # no thread signal masks here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def stop_all() -> None:
+    """Kill and reap every git a :class:`GitStream` started that is still running: for the
+    way out of a scan interrupted before a ``with`` block could own its git."""
+    for proc in list(_LIVE):
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        _LIVE.discard(proc)
+
+
 class GitStream:
     """A git process whose output is read as it comes (``with GitStream(...) as git:``).
 
     Its standard error goes to a temporary file, so a chatty git never blocks on a full pipe;
     leaving the block by an exception (or without :meth:`finish`) kills the process, and it
-    is always reaped: no git outlives the scan that started it.
+    is always reaped: no git outlives the scan that started it. ``stdin_from``: another
+    git's output, read by this one directly (a pipeline of two gits, no Python in between).
     """
 
     def __init__(
-        self, args: Sequence[str], what: str, *, options: Sequence[str] = (), stdin: bool = False
+        self,
+        args: Sequence[str],
+        what: str,
+        *,
+        options: Sequence[str] = (),
+        stdin: bool = False,
+        stdin_from: IO[bytes] | None = None,
     ) -> None:
         import subprocess
         import tempfile
@@ -183,12 +221,16 @@ class GitStream:
         self.what, self.options = what, tuple(options)
         self._errors = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop()
         try:
-            self.proc: subprocess.Popen[bytes] = subprocess.Popen(
-                git_argv(args),
-                stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=self._errors,
-            )
+            # A signal's exception inside Popen, once git has started, would leave it running
+            # and known to nobody: signals wait until it is registered (see stop_all()).
+            with _signals_held():
+                self.proc: subprocess.Popen[bytes] = subprocess.Popen(
+                    git_argv(args),
+                    stdin=stdin_from or (subprocess.PIPE if stdin else subprocess.DEVNULL),
+                    stdout=subprocess.PIPE,
+                    stderr=self._errors,
+                )
+                _LIVE.add(self.proc)
         except OSError as exc:
             self._errors.close()
             raise _cannot_run(exc) from None
@@ -224,6 +266,7 @@ class GitStream:
                 with contextlib.suppress(OSError):
                     pipe.close()
         self.proc.wait()
+        _LIVE.discard(self.proc)
         self._errors.close()
 
     def __enter__(self) -> GitStream:
@@ -238,4 +281,12 @@ class GitStream:
         self.stop()
 
 
-__all__ = ["DIFF_FLAGS", "NEUTRAL_CONFIG", "GitStream", "failure", "git_argv", "git_output"]
+__all__ = [
+    "DIFF_FLAGS",
+    "NEUTRAL_CONFIG",
+    "GitStream",
+    "failure",
+    "git_argv",
+    "git_output",
+    "stop_all",
+]

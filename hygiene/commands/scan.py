@@ -268,8 +268,23 @@ def literal_paths(args: list[str], valued: frozenset[str]) -> list[str]:
 @click.argument("paths", nargs=-1, metavar="[PATH]...")
 @click.option("--staged", is_flag=True, help="Scan the staged content (the git index).")
 @click.option("--all-files", is_flag=True, help="Scan every file `git ls-files` lists.")
-@click.option("--history", is_flag=True, help="Scan every line added by any commit.")
-@click.option("--since", metavar="REV", help="With --history: only REV..HEAD (or a range A..B).")
+@click.option(
+    "--history", is_flag=True, help="Scan every blob, message and tag any ref ever reached."
+)
+@click.option(
+    "--since",
+    metavar="REV",
+    multiple=True,
+    help="With --history: leave out what REV reaches (repeatable; A..B is --ref B --since A).",
+)
+@click.option(
+    "--ref",
+    "refs",
+    metavar="REV",
+    multiple=True,
+    help="With --history: scan what REV reaches instead of every ref (repeatable).",
+)
+@click.option("--reflog", is_flag=True, help="With --history: scan the reflogs' entries too.")
 @click.option(
     "--format",
     "fmt",
@@ -298,7 +313,9 @@ def command(
     staged: bool,
     all_files: bool,
     history: bool,
-    since: str | None,
+    since: tuple[str, ...],
+    refs: tuple[str, ...],
+    reflog: bool,
     fmt: str,
     output: str | None,
     baseline: str | None,
@@ -327,12 +344,14 @@ def command(
         staged,
         all_files,
         history,
-        since,
+        since or None,
         # Only the caller's globs skip paths: the file's are applied after the scan, counted.
         excludes=exclude,
         limits=settings.limits or DecodeLimits(),
         allow_lines=settings.allow_lines,
         on_wait=_notice,
+        refs=refs,
+        reflog=reflog,
     )
     options = ReportOptions(fmt, output, baseline, write_baseline, verify, only_live)
     return execute(request, options, settings=settings)

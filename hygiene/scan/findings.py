@@ -26,6 +26,11 @@ class Finding:
     # Inside an archive: the path within it (``lib/b.jar!config.yml``); ``path`` is then
     # ``ARCHIVE!MEMBER`` (``a.zip!lib/b.jar!config.yml``).
     member: str | None = None
+    # History only: who made the commit that first introduced it (``Name <email>``), when
+    # (ISO 8601, the author's date), and whether the secret is still in HEAD's tree.
+    author: str | None = None
+    date: str | None = None
+    present_at_head: bool | None = None
 
     def sort_key(self) -> tuple[str, str, int, int]:
         return (self.commit or "", self.path, self.line, self.column)

@@ -40,7 +40,9 @@ class ScanRequest:
     staged: bool = False
     all_files: bool = False
     history: bool = False
-    since: str | None = None
+    # With ``history``: leave out what these revisions reach (one, or several; ``A..B`` is
+    # ``refs=("B",)`` and since ``A``).
+    since: str | tuple[str, ...] | None = None
     excludes: tuple[str, ...] = ()
     keep_secrets: bool = False
     chunk_size: int = DEFAULT_CHUNK_SIZE
@@ -55,14 +57,27 @@ class ScanRequest:
     on_wait: Notice | None = field(default=None, compare=False)
     # Told of each file, chunk, commit or blob scanned (counts only), e.g. to show progress.
     progress: ScanProgress | None = field(default=None, compare=False)
+    # With ``history``: scan what these revisions reach instead of every ref; add the reflogs.
+    refs: tuple[str, ...] = ()
+    reflog: bool = False
+
+    @property
+    def since_revisions(self) -> tuple[str, ...]:
+        """``since`` as a tuple (empty when not given)."""
+        if self.since is None:
+            return ()
+        return (self.since,) if isinstance(self.since, str) else tuple(self.since)
 
 
 def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
     """Scan the request's source; usage and git errors raise, unreadable files are listed in
     the result's ``errors``."""
     check_usage(request.paths, request.staged, request.all_files, request.history)
-    if request.since is not None and not request.history:
-        raise UsageError("{since} needs {history}", options=("since", "history"))
+    for name, given in (("since", request.since is not None), ("ref", bool(request.refs))):
+        if given and not request.history:
+            raise UsageError(f"{{{name}}} needs {{history}}", options=(name, "history"))
+    if request.reflog and not request.history:
+        raise UsageError("{reflog} needs {history}", options=("reflog", "history"))
     excluder = Excluder(request.excludes)
     allow = AllowLines(request.allow_lines, request.markers)
     if request.staged:
@@ -70,9 +85,7 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
 
         return scan_staged(excluder, request.chunk_size, request.limits, allow, request.progress)
     if request.history:
-        from hygiene.scan.sources.history import scan_history
-
-        return scan_history(excluder, request.since, allow, request.progress)
+        return _scan_history(request, excluder, allow)
     errors: list[str] = []
     if request.all_files:
         targets = tracked_files(excluder)
@@ -98,6 +111,20 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
         stream = stdin or sys.stdin.buffer
         parts.append(_scan_stdin(stream, request, allow))
     return merge(parts)
+
+
+def _scan_history(request: ScanRequest, excluder: Excluder, allow: AllowLines) -> ScanResult:
+    from hygiene.gitcmd import stop_all
+    from hygiene.scan.sources.history import scan_history
+    from hygiene.scan.sources.scope import resolve
+
+    scope = resolve(request.refs, request.since_revisions, request.reflog)
+    try:
+        return scan_history(
+            excluder, scope, allow, request.progress, request.limits, request.keep_secrets
+        )
+    finally:
+        stop_all()  # a git an interrupt left between its start and its `with` block
 
 
 def _scan_stdin(stream: BinaryIO, request: ScanRequest, allow: AllowLines) -> ScanResult:

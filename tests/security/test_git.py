@@ -363,20 +363,17 @@ def _running(pid: int) -> bool:
     return state not in ("Z", "X")  # a zombie is not running (reaped by init when it can)
 
 
-def _fake_git(folder: Path, pids: Path, real_git: str) -> Path:
-    """A ``git`` first on PATH: ``log -p`` fails once the other history gits are waiting
-    (each notes its pid, then waits for good); every other call is the real git."""
+def _fake_git(folder: Path, pids: Path, real_git: str, failing: str) -> Path:
+    """A ``git`` first on PATH: the object walk (``rev-list``) notes its pid and waits for
+    good; the git named by ``failing`` fails once it does; every other call is the real git."""
     script = folder / "git"
     script.write_text(
         "#!/bin/sh\n"
         'case " $* " in\n'
-        '  *" log -p "*)\n'
-        f'    while [ ! -s "{pids}/messages.pid" ] || [ ! -s "{pids}/listing.pid" ]; do\n'
-        "      sleep 0.05\n"
-        "    done\n"
-        '    echo "fatal: the diff pass broke" >&2; exit 128 ;;\n'
-        '  *"%x00%H%n%B"*) echo $$ > "' + str(pids) + '/messages.pid"; exec sleep 600 ;;\n'
-        '  *" --raw "*) echo $$ > "' + str(pids) + '/listing.pid"; exec sleep 600 ;;\n'
+        f'  *" rev-list "*) echo $$ > "{pids}/walk.pid"; exec sleep 600 ;;\n'
+        f'  *"{failing}"*)\n'
+        f'    while [ ! -s "{pids}/walk.pid" ]; do sleep 0.05; done\n'
+        '    echo "fatal: the listing broke" >&2; exit 128 ;;\n'
         "esac\n"
         f'exec "{real_git}" "$@"\n'
     )
@@ -387,21 +384,22 @@ def _fake_git(folder: Path, pids: Path, real_git: str) -> Path:
 def test_a_failed_history_scan_leaves_no_git_running(
     hostile: Hostile, guard: SecretGuard, tmp_path: Path, stuck_pids: Path
 ) -> None:
+    """The listing's second git fails while the walk feeding it still runs: one line, exit 2,
+    and the walk is killed and reaped."""
     import shutil
 
     real_git = shutil.which("git")
     assert real_git is not None
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    _fake_git(bin_dir, stuck_pids, real_git)
+    _fake_git(bin_dir, stuck_pids, real_git, " --batch-check=")
     path = os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])
     proc = run_hygiene(guard, "scan", "--history", cwd=hostile.repo, env={"PATH": path})
     assert proc.returncode == 2, proc.stderr
     [line] = proc.stderr.decode().splitlines()
-    assert line == "hygiene: error: --history: the diff pass broke"
-    for name in ("messages", "listing"):
-        pid = int((stuck_pids / f"{name}.pid").read_text())
-        assert not _running(pid), f"the {name} git outlived the scan"
+    assert line == "hygiene: error: --history: the listing broke"
+    pid = int((stuck_pids / "walk.pid").read_text())
+    assert not _running(pid), "the object walk outlived the scan"
 
 
 def test_git_chatter_on_stderr_does_not_block_a_stream(
@@ -428,25 +426,35 @@ def test_git_chatter_on_stderr_does_not_block_a_stream(
     assert "leak.txt:1:7: aic-pat pat_AIC_…" in proc.stdout.decode()
 
 
-def _waiting_git(folder: Path, pids: Path, real_git: str) -> None:
-    """A ``git`` first on PATH whose three history calls note their pids and wait for good."""
+# Which history git stalls, the pid files the scan must have started by then, and a script
+# body for it (each notes its pid, then waits for good).
+STALLS = {
+    "walk": (" rev-list ", ("walk",)),
+    "reader": (" --batch ", ("reader",)),
+    "attribution": (" --raw ", ("attribution",)),
+}
+
+
+def _waiting_git(folder: Path, pids: Path, real_git: str, stall: str) -> None:
+    """A ``git`` first on PATH whose ``stall`` call notes its pid and waits for good."""
+    pattern, _ = STALLS[stall]
     script = folder / "git"
     script.write_text(
         "#!/bin/sh\n"
         'case " $* " in\n'
-        f'  *" log -p "*) echo $$ > "{pids}/diffs.pid"; exec sleep 600 ;;\n'
-        f'  *"%x00%H%n%B"*) echo $$ > "{pids}/messages.pid"; exec sleep 600 ;;\n'
-        f'  *" --raw "*) echo $$ > "{pids}/listing.pid"; exec sleep 600 ;;\n'
+        f'  *"{pattern}"*) echo $$ > "{pids}/{stall}.pid"; exec sleep 600 ;;\n'
         "esac\n"
         f'exec "{real_git}" "$@"\n'
     )
     script.chmod(0o755)
 
 
+@pytest.mark.parametrize("stall", sorted(STALLS))
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_signal_during_history_leaves_no_git_running(
     signum: int,
     status: int,
+    stall: str,
     hostile: Hostile,
     guard: SecretGuard,
     tmp_path: Path,
@@ -461,7 +469,7 @@ def test_a_signal_during_history_leaves_no_git_running(
     assert real_git is not None
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    _waiting_git(bin_dir, stuck_pids, real_git)
+    _waiting_git(bin_dir, stuck_pids, real_git, stall)
     env = {**os.environ, "PATH": os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])}
     proc = subprocess.Popen(
         [sys.executable, "-m", "hygiene", "scan", "--history"],
@@ -470,7 +478,7 @@ def test_a_signal_during_history_leaves_no_git_running(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    names = ("diffs", "messages", "listing")
+    names = STALLS[stall][1]
     deadline = time.monotonic() + 120  # a guard against a hang, not a verdict
     pidfiles = [stuck_pids / f"{n}.pid" for n in names]
     while not all(f.exists() and f.read_text().strip() for f in pidfiles):

@@ -84,6 +84,9 @@ def _finding_json(f: Finding) -> dict[str, Any]:
         "fingerprint": f.fingerprint,
         "commit": f.commit,
     }
+    if f.commit is not None or f.present_at_head is not None:
+        # History: who introduced it, when, and whether HEAD still holds it.
+        doc.update(_history_fields(f))
     if f.member is not None:
         # Inside an archive: `path` is ARCHIVE!MEMBER, these name the two parts.
         doc["archive"] = json_path(f.path[: len(f.path) - len(f.member) - 1])
@@ -91,6 +94,14 @@ def _finding_json(f: Finding) -> dict[str, Any]:
     if f.live is not None:
         doc["live"] = f.live
     return doc
+
+
+def _history_fields(f: Finding) -> dict[str, Any]:
+    return {
+        "author": f.author,
+        "date": f.date,
+        "present_at_head": f.present_at_head,
+    }
 
 
 def render_json(
@@ -149,6 +160,8 @@ def _sarif_result(f: Finding, rule_index: int) -> dict[str, Any]:
     props: dict[str, Any] = {"masked": f.masked}
     if f.commit:
         props["commit"] = f.commit
+    if f.commit is not None or f.present_at_head is not None:
+        props.update({k: v for k, v in _history_fields(f).items() if v is not None})
     if f.live is not None:
         props["live"] = f.live
     if f.member is not None:

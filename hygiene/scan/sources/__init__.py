@@ -1,5 +1,6 @@
 """The sources: files and ``--exclude`` (``files``), gzip, the git index (``staged``), git
-history (``history``), and the runs over files, serial (``runner``, ``one_file``) and in worker
+history (``history``: its ``scope``, the ``objects`` listed, the ``blobs`` read in batches, in
+workers past a size by ``blobpool``, and their ``attribution``), and the runs over files, serial (``runner``, ``one_file``) and in worker
 processes (``parallel``). Each turns what it reads into hits of the matcher and records them in a
 :class:`~hygiene.scan.findings.ScanResult`.
 

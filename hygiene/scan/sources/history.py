@@ -1,233 +1,176 @@
-"""``--history``: every line any commit added, streamed from ``git log -p``.
+"""``--history``: every object history holds, each read once, and each finding attributed.
 
-git itself selects the commits and files worth reading (``-G`` with the rules' needles), so
-Python parses only diffs that can hold a finding; added lines are scanned with the same engine
-and carry the commit id and their line number in that commit's version of the file. Commit
-messages and ``.gz`` blobs, which the diffs do not show, are read by
-:mod:`~hygiene.scan.sources.commits`.
+1. List every blob, commit and annotated tag reachable from the scope
+   (:mod:`~hygiene.scan.sources.objects`): branches, tags, ``refs/stash`` (its work tree,
+   index and untracked parts are commits of their own), ``refs/notes/*``, with ``--reflog``
+   the reflogs' entries; minus what ``--since`` reaches.
+2. Read and scan them in batches (:mod:`~hygiene.scan.sources.blobs`, in worker processes
+   past a size, :mod:`~hygiene.scan.sources.blobpool`): a blob through every decoder, as a
+   file; a commit's or tag's message as text.
+3. Attribute each blob with findings to the commit and path that first introduced it
+   (:mod:`~hygiene.scan.sources.attribution`: the rule is written there), with its author and
+   date; say whether its secret is still in HEAD's tree. A message's finding is its commit's
+   (or its tag's: ``commit`` is then the tag object's id).
+4. Report each secret once per path: the same fingerprint at the same path in several blobs
+   (a file edited around a token) is one finding, the first.
+
+An object git cannot read is one error line naming its id; the rest is scanned and reported.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import os
 import re
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import IO
 
-from hygiene.errors import UsageError
-from hygiene.gitcmd import DIFF_FLAGS, GitStream
+from hygiene.detection import Secret
+from hygiene.gitcmd import git_output
 from hygiene.progress import ScanProgress
-from hygiene.scan.decoders import b64, finder_for, refine
-from hygiene.scan.findings import ScanResult, detection_for
-from hygiene.scan.limits import AllowLines
-from hygiene.scan.matcher.engine import scan_bytes
-from hygiene.scan.matcher.needles import NEEDLES
-from hygiene.scan.sources.commits import MessageScan, list_gz_blobs, scan_gz_blobs
-from hygiene.scan.sources.files import Excluder
-
-
-def history_args(since: str | None) -> list[str]:
-    """The revisions ``history`` (``since`` REV) covers: all refs, or ``REV..HEAD`` (a range
-    ``A..B`` given as REV is used as it is)."""
-    if since is None:
-        return ["--all"]
-    if not since or since.startswith("-"):
-        raise UsageError(f"{{since}}: not a revision: {since!r}", options=("since",))
-    return [since] if ".." in since else [f"{since}..HEAD"]
-
-
-def _ere(needle: bytes, caseless: bool) -> str:
-    """``needle`` as a POSIX extended regex for ``git log -G`` (needles are made of letters,
-    digits, ``_``, ``-`` and ``%``, all literal outside brackets)."""
-    text = needle.decode("ascii")
-    if not caseless:
-        return text
-    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in text)
-
-
-def _ere_literal(needle: bytes) -> str:
-    """A base64 needle as an ERE: letters and digits as they are, `+`, `/`, `-`, `_` in
-    brackets (`+` is an operator outside them)."""
-    return "".join(c if c.isalnum() else f"[{c}]" for c in needle.decode("ascii"))
-
-
-# Base64 carries PATs too (the decoders find them): their needles are lines worth reading.
-_B64_NEEDLES = tuple(n.text for n in (*b64.NEEDLES, *b64.NESTED_NEEDLES))
-
-# What git's -G looks for: a line that holds any rule's needle, or a base64 PAT's.
-PICKAXE = "|".join(
-    [_ere(needle, rule.caseless) for rule, needle in NEEDLES]
-    + [_ere_literal(needle) for needle in _B64_NEEDLES]
+from hygiene.scan.findings import Detection, Finding, ScanResult
+from hygiene.scan.limits import AllowLines, DecodeLimits
+from hygiene.scan.sources.attribution import (
+    Introduction,
+    first_of,
+    head_blobs,
+    introductions,
+    signatures,
 )
+from hygiene.scan.sources.blobpool import BATCH_BYTES, BATCH_OBJECTS, Collected, run_batches
+from hygiene.scan.sources.files import Excluder
+from hygiene.scan.sources.objects import Listing, batches, list_objects
+from hygiene.scan.sources.scope import HistoryScope
+
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}(?![0-9a-f])")
+# Unattributed blobs come last.
+_LAST = 1 << 62
 
 
-def _holds_needle(line: bytes) -> bool:
-    low = line.lower()
-    return any(needle in (low if rule.caseless else line) for rule, needle in NEEDLES) or any(
-        needle in line for needle in _B64_NEEDLES
-    )
-
-
-_HUNK = re.compile(rb"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
-_COMMIT_MARK = b"\0"
-
-
-@dataclass
-class _DiffState:
-    commit: str = ""
-    path: str | None = None
-    in_header: bool = False
-    line: int = 0
-
-
-def _git_log(since: str | None) -> list[str]:
-    return [
-        "log",
-        "-p",
-        "-U0",
-        *DIFF_FLAGS,
-        "--no-show-signature",
-        "--no-renames",
-        "--format=%x00%H",
-        f"-G{PICKAXE}",
-        *history_args(since),
-        "--",
-    ]
-
-
-# git's C quoting: a backslash and a letter for these bytes (others as three octal digits).
-_C_ESCAPES = dict(zip(b'abtnvfr"\\', b'\a\b\t\n\v\f\r"\\', strict=True))
-
-
-def _c_unquote(quoted: bytes) -> bytes:
-    """The bytes of a C-quoted git path (``"a\\tb\\303\\251"``, quotes removed)."""
-    out = bytearray()
-    i = 0
-    while i < len(quoted):
-        byte = quoted[i]
-        if byte == 92 and i + 1 < len(quoted):  # a backslash
-            nxt = quoted[i + 1]
-            if 48 <= nxt <= 55:  # octal: exactly three digits
-                out.append(int(quoted[i + 1 : i + 4], 8))
-                i += 4
-                continue
-            out.append(_C_ESCAPES.get(nxt, nxt))
-            i += 2
-            continue
-        out.append(byte)
-        i += 1
-    return bytes(out)
-
-
-def diff_path(raw: bytes) -> str:
-    """The path of a ``+++ b/PATH`` line's ``b/PATH`` part, exact: git appends a tab to a
-    name holding a space and C-quotes names with control characters, quotes or backslashes;
-    other bytes (non-UTF-8 ones too) are the name's own, kept as ``os.fsdecode`` keeps them
-    when files are walked."""
-    raw = raw.removesuffix(b"\n").removesuffix(b"\t")
-    if raw.startswith(b'"') and raw.endswith(b'"') and len(raw) >= 2:
-        raw = _c_unquote(raw[1:-1])
-    return os.fsdecode(raw.removeprefix(b"b/"))
-
-
-def _added_lines(
-    stream: IO[bytes], state: _DiffState, on_commit: Callable[[], None] = lambda: None
-) -> Iterator[bytes]:
-    """Each added line's bytes, with ``state`` telling its commit, path and line number;
-    ``on_commit`` is called as each commit's diff starts."""
-    for raw in stream:
-        if raw.startswith(_COMMIT_MARK):
-            on_commit()
-            state.commit, state.path, state.in_header = raw[1:].strip().decode("ascii"), None, False
-        elif raw.startswith(b"diff --git "):
-            state.in_header, state.path = True, None
-        elif state.in_header:
-            if raw.startswith(b"+++ "):
-                target = raw[4:].rstrip(b"\n")
-                state.path = None if target == b"/dev/null" else diff_path(target)
-            elif m := _HUNK.match(raw):
-                state.in_header, state.line = False, int(m.group(1))
-        elif m := _HUNK.match(raw):
-            state.line = int(m.group(1))
-        elif raw.startswith(b"+") and state.path is not None:
-            yield raw[1:]
-            state.line += 1
-
-
-def _telling(progress: ScanProgress, result: ScanResult) -> Callable[[], None]:
-    """A hook that tells ``progress`` what ``result`` gained since the last call (per commit,
-    not per line)."""
-    told = [0, 0]
-
-    def tell() -> None:
-        nbytes, found = result.bytes, len(result.detections)
-        progress.add(nbytes=nbytes - told[0], findings=found - told[1])
-        told[:] = nbytes, found
-
-    return tell
-
-
-def _scan_diffs(
-    since: str | None,
-    excluder: Excluder,
-    result: ScanResult,
-    allow_lines: AllowLines,
-    progress: ScanProgress,
-) -> None:
-    """Findings in the added lines of ``git log -p`` (see the module's docstring)."""
-    with GitStream(_git_log(since), "{history}", options=("history",)) as git:
-        state = _DiffState()
-        seen: set[tuple[str, str]] = set()
-        tell = _telling(progress, result)
-        for content in _added_lines(git.stdout, state, tell):
-            result.bytes += len(content)
-            if state.path is None or excluder.excludes(state.path):
-                continue
-            seen.add((state.commit, state.path))
-            if not _holds_needle(content):
-                continue
-            finder = finder_for(len(content))
-            hits = scan_bytes(
-                content,
-                finder=finder,
-                allow_lines=allow_lines.patterns,
-                refine=refine,
-                markers=allow_lines.markers,
-                suppressed=result.suppressed,
-            )
-            for hit in hits:
-                found = detection_for(hit, state.path, line=state.line, commit=state.commit)
-                result.detections.append(found)
-        tell()
-        git.finish()
-    result.files = len(seen)
+def _unreadable(sha: str, reason: str) -> str:
+    return f"object {sha}: {reason}; not scanned"
 
 
 def scan_history(
     excluder: Excluder,
-    since: str | None = None,
+    scope: HistoryScope,
     allow_lines: AllowLines = AllowLines(),
     progress: ScanProgress | None = None,
+    limits: DecodeLimits | None = None,
+    keep_secrets: bool = False,
 ) -> ScanResult:
-    """Findings in every line added by the commits of all refs (or of ``--since REV``), in
-    their messages and in the ``.gz`` blobs they added; ``progress`` hears of each commit's
-    diff and message and of each blob."""
+    """Findings in everything ``scope`` reaches (see the module's docstring); ``progress``
+    hears of each batch of objects."""
     started = time.perf_counter()
-    result = ScanResult()
-    revisions = history_args(since)
     progress = progress if progress is not None else ScanProgress()
-    # The listing of .gz blobs and the messages run beside the diff pass.
-    listing = list_gz_blobs(revisions)
-    messages = MessageScan(revisions, allow_lines, progress)
-    try:
-        _scan_diffs(since, excluder, result, allow_lines, progress)
-        messages.join(result)
-        scan_gz_blobs(listing, excluder, result, allow_lines, progress)
-    finally:
-        # On any way out (a git failure, a signal) none of the three gits outlives the scan.
-        messages.stop()
-        listing.stop()
+    listing = Listing()
+    # Closed on any way out: the listing's gits are killed then, not when collected.
+    with contextlib.closing(list_objects(scope, listing)) as objects:
+        grouped = batches(objects, BATCH_BYTES, BATCH_OBJECTS)
+        collected = run_batches(grouped, limits, allow_lines, keep_secrets, progress)
+    result = collected.result
+    result.errors[:0] = [_unreadable(sha, "missing") for sha in listing.missing] + [
+        _unreadable(sha, "cannot be read") for sha in collected.unreadable
+    ]
+    result.errors[:0] = _grafted()
+    kept = _attributed(collected, scope, excluder, result)
+    for finding, secret in kept:
+        if secret is None:
+            result.findings_only.append(finding)
+        else:
+            result.detections.append(Detection(finding, secret))
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _grafted() -> list[str]:
+    """An error line when the repository's ``info/grafts`` file gives commits other parents:
+    git then walks a history without the commits it cuts off, so what only they hold is not
+    scanned (no configuration value turns grafts off; ``GIT_GRAFT_FILE=/dev/null`` does)."""
+    path = git_output(["rev-parse", "--git-path", "info/grafts"], "{history}")
+    name = os.fsdecode(path.rstrip(b"\n"))
+    try:
+        grafted = os.path.isfile(name) and os.path.getsize(name) > 0
+    except OSError:
+        grafted = False
+    if not grafted:
+        return []
+    return [
+        f"{name}: grafts rewrite this repository's history; commits they cut off are not "
+        "scanned (set GIT_GRAFT_FILE=/dev/null to scan them)"
+    ]
+
+
+def _placed_errors(errors: list[str], first: dict[str, Introduction]) -> list[str]:
+    """What a decoder could not read in a blob (``SHA!member: ...``), shown at the commit and
+    path that introduced the blob (``COMMIT12:PATH!member: ...``)."""
+    placed = []
+    for error in errors:
+        intro = first.get(error[:40])
+        if intro is not None:
+            error = f"{intro.commit[:12]}:{intro.path}{error[40:]}"
+        placed.append(error)
+    return placed
+
+
+def _attributed(
+    collected: Collected, scope: HistoryScope, excluder: Excluder, result: ScanResult
+) -> list[tuple[Finding, Secret | None]]:
+    """Each finding placed at its commit and path, one per fingerprint and path, in order;
+    ``result``'s decoder errors placed too."""
+    messages = collected.signatures
+    blobs = {sha for sha, _ in collected.found if sha not in messages}
+    blobs.update(e[:40] for e in result.errors if _OBJECT_ID.match(e))
+    every, excluded = introductions(scope, blobs, excluder)
+    result.errors[:] = _placed_errors(result.errors, {b: first_of(i) for b, i in every.items()})
+    head = head_blobs()
+    at_head = {f.fingerprint for sha, f in collected.found if sha in head}
+    slots = _slots(collected, every, excluded)
+    chosen = {slot: first_of(list(where)) for slot, where in slots.items()}
+    who = {**signatures({i.commit for i in chosen.values()} - messages.keys()), **messages}
+    placed = []
+    for slot, intro in chosen.items():
+        finding, secret = min(slots[slot][intro], key=lambda p: (p[0].line, p[0].column))
+        sig = who.get(intro.commit)
+        commit = intro.commit or None
+        placed_finding = dataclasses.replace(
+            finding,
+            path=slot[1],
+            commit=commit,
+            author=sig.author if sig else None,
+            date=sig.date if sig else None,
+            present_at_head=finding.fingerprint in at_head,
+        )
+        key = (intro.time, intro.commit, slot[1], finding.line, finding.column)
+        placed.append((key, placed_finding, secret))
+    placed.sort(key=lambda p: p[0])
+    return [(f, s) for _, f, s in placed]
+
+
+# Per (fingerprint, path): each introduction holding it, with the findings it brings.
+_Slots = dict[tuple[str, str], dict[Introduction, list[tuple[Finding, "Secret | None"]]]]
+
+
+def _slots(
+    collected: Collected, every: dict[str, list[Introduction]], excluded: set[str]
+) -> _Slots:
+    slots: _Slots = {}
+    messages = collected.signatures
+    secrets: list[Secret | None] = list(collected.secrets) or [None] * len(collected.found)
+    for (sha, finding), secret in zip(collected.found, secrets, strict=True):
+        if sha in messages:
+            places = [(Introduction(messages[sha].time, sha, ""), "")]
+        elif sha in every:
+            suffix = finding.path[len(sha) :]
+            places = [(intro, intro.path + suffix) for intro in every[sha]]
+        elif sha in excluded:
+            continue  # every path that introduced it is excluded
+        else:  # reachable, but no commit of the scope introduced it (a tag naming a blob)
+            places = [(Introduction(_LAST, "", finding.path), finding.path)]
+        for intro, path in places:
+            here = slots.setdefault((finding.fingerprint, path), {})
+            here.setdefault(intro, []).append((finding, secret))
+    return slots
+
+
+__all__ = ["scan_history"]

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from hygiene.detection import fingerprint
-from hygiene.scan.sources.history import diff_path
 from tests.helpers import SecretGuard, git, run_hygiene
 
 
@@ -104,13 +103,6 @@ def test_history_keeps_non_utf8_path_bytes(git_repo: Path, guard: SecretGuard) -
     shown = b'"data-\\xff\\xfe.txt"'
     assert files.split(b":")[0] == shown
     assert history.split(b":")[1] == shown
-
-
-def test_diff_path_unquotes_what_git_quotes() -> None:
-    assert diff_path(b"b/plain.txt\n") == "plain.txt"
-    assert diff_path(b"b/with space.txt\t\n") == "with space.txt"
-    assert diff_path(b'"b/a\\tb\\303\\251 \\"q\\\\"\t') == 'a\tbé "q\\'
-    assert diff_path(b"b/x\xff.txt") == os.fsdecode(b"x\xff.txt")
 
 
 def test_history_finds_a_pat_carried_in_base64(git_repo: Path, guard: SecretGuard) -> None:

@@ -120,6 +120,6 @@ def test_history_counts_commits_blobs_and_findings(
     progress = ScanProgress()
     result = run_scan(ScanRequest(history=True, progress=progress))
     snap = progress.snapshot()
-    assert (snap.commits, snap.blobs) == (6, 1)
+    assert (snap.commits, snap.blobs) == (6, 6)  # every blob is read once
     assert (snap.bytes, snap.findings) == (result.bytes, len(result.findings))
     assert snap.findings == 4
