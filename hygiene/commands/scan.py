@@ -196,6 +196,8 @@ def execute(
     if not options.output:
         sys.stdout.write(report)
         sys.stdout.flush()
+    for note in result.notes:
+        _notice(note)
     for error in [*result.errors, *([failed] if failed else [])]:
         print(f"hygiene: error: {one_line(error)}", file=sys.stderr)
     if options.write_baseline and not failed:

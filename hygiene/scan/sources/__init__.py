@@ -1,4 +1,4 @@
-"""The sources: files and ``--exclude`` (``files``), gzip, the git index (``staged``), git
+"""The sources: files and ``--exclude`` (``files``), what git tracks (``tracked``), gzip, the git index (``staged``), git
 history (``history``), and the runs over files, serial (``runner``, ``one_file``) and in worker
 processes (``parallel``). Each turns what it reads into hits of the matcher and records them in a
 :class:`~hygiene.scan.findings.ScanResult`.
@@ -10,7 +10,8 @@ a few files never pays for them.
 
 from __future__ import annotations
 
-from hygiene.scan.sources.files import Excluder, FileTarget, collect_paths, tracked_files
+from hygiene.scan.sources.files import Excluder, FileTarget, collect_paths
 from hygiene.scan.sources.runner import merge, scan_targets
+from hygiene.scan.sources.tracked import tracked_files
 
 __all__ = ["Excluder", "FileTarget", "collect_paths", "merge", "scan_targets", "tracked_files"]
