@@ -288,6 +288,7 @@ def test_staged_mode_scans_the_index(git_repo: Path, tmp_path: Path, guard: Secr
     assert run.statuses["Verdict"] == 1
 
 
+@pytest.mark.xfail(strict=False, reason="needs --ref")  # until the history branch lands
 def test_history_mode_finds_a_removed_token_and_since_bounds_it(
     git_repo: Path, tmp_path: Path, guard: SecretGuard
 ) -> None:

