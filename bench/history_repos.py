@@ -107,7 +107,15 @@ def scratch_copy(name: str, mirror: Path) -> Path:
         stdout=subprocess.PIPE,
     )  # fmt: skip
     load = subprocess.Popen(
-        ["git", f"--git-dir={dest}", "fast-import", "--quiet", "--force"], stdin=subprocess.PIPE
+        [
+            "git",
+            f"--git-dir={dest}",
+            "fast-import",
+            "--quiet",
+            "--force",
+            "--date-format=raw-permissive",
+        ],
+        stdin=subprocess.PIPE,
     )
     assert export.stdout is not None
     assert load.stdin is not None
