@@ -117,7 +117,7 @@ def command(tool: str, path: Path, configs: dict[str, Path], report: Path) -> li
             "-f", "json", "-o", str(report), str(path)]  # fmt: skip
 
 
-def run(rounds: int, tools: tuple[str, ...] = TOOLS) -> None:
+def run(rounds: int, timeout: float, tools: tuple[str, ...] = TOOLS) -> None:
     paths = inputs()
     print(f"\nbombs: {MEMBERS:,} members each, PATs at members {PLANTED[0]:,} and "
           f"{PLANTED[1]:,}; median of {rounds}; load average {os.getloadavg()[0]:.2f}")  # fmt: skip
@@ -127,20 +127,23 @@ def run(rounds: int, tools: tuple[str, ...] = TOOLS) -> None:
         configs = hb.export_configs(Path(tmp))
         for path in paths:
             figures: dict[str, list[tuple[float, int]]] = {t: [] for t in tools}
-            last: dict[str, tuple[int, int | None]] = {}
+            last: dict[str, tuple[str, int | None]] = {}
+            stopped = dict.fromkeys(tools, False)
             for _ in range(rounds):
                 for tool in tools:
                     report = Path(tmp) / f"{tool}.json"
                     report.unlink(missing_ok=True)
-                    m = peak.run_measured(command(tool, path, configs, report))
+                    m = peak.run_measured(command(tool, path, configs, report), timeout=timeout)
                     figures[tool].append((m.seconds, m.peak_kib))
-                    last[tool] = (m.status, hb.found(tool, report) if report.exists() else None)
+                    stopped[tool] |= m.timed_out
+                    count = None if m.timed_out else hb.found(tool, report)
+                    last[tool] = ("stopped" if m.timed_out else f"exit {m.status}", count)
             med = {t: (statistics.median(s for s, _ in f), int(statistics.median(k for _, k in f)))
                    for t, f in figures.items()}  # fmt: skip
             base = med.get("hygiene")
             cells = [
-                f"{hb.cell(*med[t], None if t == 'hygiene' else base)}, exit {last[t][0]}, "
-                f"{last[t][1]} found"
+                f"{hb.cell(*med[t], None if t == 'hygiene' else base, stopped[t])}, "
+                f"{last[t][0]}, {last[t][1]} found"
                 for t in tools
             ]
             size = path.stat().st_size / sb.MB

@@ -145,11 +145,14 @@ def main() -> int:
         "--bombs", action="store_true", help="only the million-member archives (bench/bombs.py)"
     )
     parser.add_argument("--rounds", type=int, default=3, help="with --bombs: rounds (median)")
+    parser.add_argument(
+        "--timeout", type=float, default=900, help="with --bombs: seconds before a run is stopped"
+    )
     args = parser.parse_args()
     if args.bombs:
         import bombs  # the peers' binaries and exports: only this mode needs them
 
-        bombs.run(args.rounds)
+        bombs.run(args.rounds, args.timeout)
         return 0
     runs = 3 if args.quick else 5
     rng = random.Random(2026)

@@ -6,6 +6,7 @@ alone and the real peers (gitleaks, betterleaks, kingfisher), wall time and peak
     python bench/history_bench.py --repos croc --tools git,hygiene,kingfisher
     python bench/history_bench.py --repos synthetic --commits 5000 # no mirror needed
     python bench/history_bench.py --mirror name=/path/to/bare.git  # any other repository
+    python bench/history_bench.py --tree /path/to/other/checkout   # another hygiene's figures
 
 Prints one markdown table: a row a repository (its commits: reachable from HEAD, and from all
 refs), a column a tool: median wall seconds and median peak memory of ``--rounds`` rounds,
@@ -81,8 +82,11 @@ def export_configs(dest: Path) -> dict[str, Path]:
     return configs
 
 
+TREE = [REPO]  # the hygiene tree run (--tree): this one unless another is named
+
+
 def hygiene_argv() -> list[str]:
-    return ["env", f"PYTHONPATH={REPO}", sys.executable, "-m", "hygiene"]
+    return ["env", f"PYTHONPATH={TREE[0]}", sys.executable, "-m", "hygiene"]
 
 
 def command(tool: str, repo: Path, configs: dict[str, Path], report: Path) -> list[str]:
@@ -122,10 +126,13 @@ def found(tool: str, report: Path) -> int | None:
     return len(data)
 
 
+Figures = dict[str, tuple[float, int, int | None, bool]]
+
+
 def measure_round(
-    repo: Path, tools: list[str], configs: dict[str, Path], tmp: Path
-) -> dict[str, tuple[float, int, int | None]]:
-    """One round: (wall seconds, peak tree RSS in KiB, findings) of each tool."""
+    repo: Path, tools: list[str], configs: dict[str, Path], tmp: Path, timeout: float
+) -> Figures:
+    """One round: (wall seconds, peak tree RSS in KiB, findings, stopped) of each tool."""
     figures = {}
     for tool in tools:
         report = tmp / f"{tool}.json"
@@ -133,29 +140,37 @@ def measure_round(
         argv = command(tool, repo, configs, report)
         # kingfisher and hygiene read the repository from their working folder or argument;
         # git log's output goes nowhere (its cost is making it).
-        run = peak.run_measured(argv, cwd=repo)
-        if run.status not in OK_STATUS[tool]:
+        run = peak.run_measured(argv, cwd=repo, timeout=timeout)
+        if run.status not in OK_STATUS[tool] and not run.timed_out:
             sys.exit(f"{tool} failed on {repo.name} (exit {run.status}): {run.stderr[-600:]}")
-        figures[tool] = (run.seconds, run.peak_kib, found(tool, report))
+        count = None if run.timed_out else found(tool, report)
+        figures[tool] = (run.seconds, run.peak_kib, count, run.timed_out)
     return figures
 
 
-def cell(seconds: float, kib: int, base: tuple[float, int] | None) -> str:
-    mb = kib / 1024
+def cell(seconds: float, kib: int, base: tuple[float, int] | None, stopped: bool = False) -> str:
+    """``seconds`` and ``kib`` with their ratios to ``base``'s; ``>`` marks a run stopped at
+    the timeout (its figures are lower bounds)."""
+    mb, more = kib / 1024, ">" if stopped else ""
     if base is None:
-        return f"{seconds:.2f} s, {mb:.0f} MB"
-    return f"{seconds:.2f} s ({seconds / base[0]:.2f}x), {mb:.0f} MB ({kib / base[1]:.2f}x)"
+        return f"{more}{seconds:.2f} s, {more}{mb:.0f} MB"
+    return (
+        f"{more}{seconds:.2f} s ({seconds / base[0]:.2f}x), "
+        f"{more}{mb:.0f} MB ({kib / base[1]:.2f}x)"
+    )
 
 
-def table_row(name: str, counts: tuple[int, int], rounds: list[dict[str, tuple[float, int, int | None]]],
-              tools: list[str]) -> tuple[str, str]:  # fmt: skip
+def table_row(
+    name: str, counts: tuple[int, int], rounds: list[Figures], tools: list[str]
+) -> tuple[str, str]:
     """The row of one repository and a line with each tool's findings."""
     med = {
         t: (statistics.median(r[t][0] for r in rounds), int(statistics.median(r[t][1] for r in rounds)))
         for t in tools
     }  # fmt: skip
     base = med.get("hygiene")
-    cells = [cell(*med[t], None if t == "hygiene" else base) for t in tools]
+    stopped = {t: any(r[t][3] for r in rounds) for t in tools}
+    cells = [cell(*med[t], None if t == "hygiene" else base, stopped[t]) for t in tools]
     row = f"| {name} | {counts[0]:,} ({counts[1]:,} all refs) | " + " | ".join(cells) + " |"
     finds = ", ".join(f"{t} {rounds[-1][t][2]}" for t in tools if rounds[-1][t][2] is not None)
     return row, f"{name}: PAT findings: {finds or 'n/a'}"
@@ -171,7 +186,13 @@ def main() -> int:
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"of {', '.join(TOOLS)}")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--commits", type=int, default=5000, help="the synthetic repo's size")
+    parser.add_argument(
+        "--timeout", type=float, default=1800, help="seconds a run may take before it is stopped"
+    )
+    parser.add_argument("--tree", type=Path, help="run hygiene from this source tree instead")
     args = parser.parse_args()
+    if args.tree:
+        TREE[0] = args.tree.resolve()
     tools = [t for t in TOOLS if t in args.tools.split(",")]
     unknown = set(args.tools.split(",")) - set(TOOLS)
     if unknown or not tools:
@@ -197,7 +218,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         configs = export_configs(Path(tmp))
         for name, repo in repos.items():
-            rounds = [measure_round(repo, tools, configs, Path(tmp)) for _ in range(args.rounds)]
+            rounds = [
+                measure_round(repo, tools, configs, Path(tmp), args.timeout)
+                for _ in range(args.rounds)
+            ]
             row, note = table_row(name, hr.commit_counts(repo), rounds, tools)
             lines.append(row)
             notes.append(note)

@@ -11,6 +11,7 @@ not their sum) and the sum of the RSS of every process under time, sampled from 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import tempfile
 import threading
@@ -28,6 +29,7 @@ class Measured:
     seconds: float
     peak_kib: int
     stderr: str
+    timed_out: bool = False
 
 
 def _parents() -> dict[int, int]:
@@ -65,8 +67,11 @@ def tree_rss_kib(root: int) -> int:
     return total
 
 
-def run_measured(argv: list[str], cwd: Path | None = None, interval: float = 0.05) -> Measured:
-    """Run ``argv`` (output discarded, stderr kept) and measure it."""
+def run_measured(
+    argv: list[str], cwd: Path | None = None, interval: float = 0.05, timeout: float | None = None
+) -> Measured:
+    """Run ``argv`` (output discarded, stderr kept) and measure it; past ``timeout`` seconds
+    its whole process group is killed (``timed_out``; the peak is then the sampled one)."""
     with (
         open(os.devnull, "wb") as null,
         tempfile.TemporaryFile() as err,
@@ -74,7 +79,23 @@ def run_measured(argv: list[str], cwd: Path | None = None, interval: float = 0.0
     ):
         timed = [TIME, "-f", "%M", "-o", peak.name, *argv]
         started = time.perf_counter()
-        proc = subprocess.Popen(timed, cwd=cwd, stdout=null, stderr=err, stdin=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            timed,
+            cwd=cwd,
+            stdout=null,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own group, killed whole on timeout
+        )
+        stopped = threading.Event()
+
+        def stop() -> None:
+            stopped.set()
+            os.killpg(proc.pid, signal.SIGKILL)
+
+        timer = threading.Timer(timeout, stop) if timeout else None
+        if timer is not None:
+            timer.start()
         sampled = [0]
         done = threading.Event()
 
@@ -86,10 +107,14 @@ def run_measured(argv: list[str], cwd: Path | None = None, interval: float = 0.0
         sampler.start()
         _, status, _ = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - started
+        if timer is not None:
+            timer.cancel()
         done.set()
         sampler.join()
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped: Popen must not wait again
         err.seek(0)
         text = err.read().decode("utf-8", "replace")
-        largest = int(peak.read().split()[-1])  # time writes "Command exited ..." before it
-    return Measured(proc.returncode, seconds, max(largest, sampled[0]), text)
+        words = peak.read().split()  # time writes "Command exited ..." before the figure
+        largest = int(words[-1]) if words and words[-1].isdigit() else 0
+    peak_kib = max(largest, sampled[0])
+    return Measured(proc.returncode, seconds, peak_kib, text, stopped.is_set())
