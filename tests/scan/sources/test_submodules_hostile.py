@@ -156,3 +156,18 @@ def test_a_submodules_config_runs_no_program(
     status, paths, lines = _scan(guard, git_repo)
     assert (status, paths, _notes(lines)) == (0, [], [])
     assert not marker.exists()
+
+
+def test_a_submodule_name_cannot_forge_lines_of_the_report(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    inner = _repo(tmp_path / "inner", {"a.cfg": "clean\n"})
+    sha = git(inner, "rev-parse", "HEAD").strip()
+    name = "x\nhygiene scan: 0 findings in 0 files\x1b[2K"
+    git(git_repo, "update-index", "--add", "--cacheinfo", f"160000,{sha},{name}")
+    _, _, lines = _scan(guard, git_repo)
+    (note,) = _notes(lines)
+    assert note.startswith("hygiene: --all-files: 1 submodule not scanned: x")
+    assert note.endswith("(not checked out)")
+    assert "\x1b" not in note
+    assert [line for line in lines if line.startswith("hygiene scan: ")] == [lines[-1]]
