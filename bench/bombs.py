@@ -4,9 +4,12 @@ tree's peak memory (bench/peak.py), median of N rounds, ratios to hygiene.
 
 The inputs, built once under bench/.corpus/bombs/ (git-ignored): a zip, a plain tar and a
 tar.gz, each of 1,000,000 members with distinct names, empty but for member 10 and member
-500,000, which hold one PAT each (made at run time). Past the cap hygiene reports the early
-one only, says the rest was not scanned and exits 1; the findings column says what each
-tool reported. The tar headers are written by hand (tarfile takes minutes for a million).
+500,000, which hold one PAT each (made at run time). A tar is read member by member up to
+the cap: hygiene reports the early PAT only, says the rest was not scanned and exits 1. A zip
+whose directory declares more members than the cap is not opened as an archive at all: its
+bytes are scanned as they are (these members are stored, so both PATs are seen raw). The
+findings column says what each tool reported. The archives are written by hand (zipfile and
+tarfile take minutes for a million members).
 """
 
 from __future__ import annotations
