@@ -119,8 +119,14 @@ def scratch_copy(name: str, mirror: Path) -> Path:
     )
     assert export.stdout is not None
     assert load.stdin is not None
-    _stand_in(export.stdout, load.stdin, missing)
-    if export.wait() or load.wait():
+    try:
+        _stand_in(export.stdout, load.stdin, missing)
+    except BrokenPipeError:
+        pass  # fast-import stopped early: its status says why
+    finally:
+        export.kill()  # a no-op once it ended; else it would block on a pipe no one reads
+        export.stdout.close()
+    if export.wait() > 0 or load.wait():
         sys.exit(f"copying {name} failed (fast-export {export.returncode}, "
                  f"fast-import {load.returncode})")  # fmt: skip
     head = git(mirror, "symbolic-ref", "HEAD").strip()
