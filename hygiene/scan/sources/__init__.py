@@ -1,4 +1,4 @@
-"""The sources: files and ``--exclude`` (``files``), what git tracks (``tracked``), gzip, the git index (``staged``), git
+"""The sources: files and ``--exclude`` (``files``), gzip, the git index (``staged``), git
 history (``history``), and the runs over files, serial (``runner``, ``one_file``) and in worker
 processes (``parallel``). Each turns what it reads into hits of the matcher and records them in a
 :class:`~hygiene.scan.findings.ScanResult`.
