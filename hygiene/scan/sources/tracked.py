@@ -25,6 +25,20 @@ MAX_DEPTH = 16
 GITLINK = "160000"
 # A `.git` file holds one `gitdir:` line; anything longer is not one.
 _GITFILE_CAP = 4096
+# What names the scanned repository's own parts in a hook's environment (git's
+# `rev-parse --local-env-vars`): a submodule is listed from its own, as git's own
+# submodule commands do. --git-dir and --work-tree cover GIT_DIR and GIT_WORK_TREE.
+_LOCAL_ENV = (
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_GRAFT_FILE",
+    "GIT_SHALLOW_FILE",
+    "GIT_PREFIX",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_INTERNAL_SUPER_PREFIX",
+)
 
 
 def tracked_files(excluder: Excluder, skipped: list[str] | None = None) -> list[FileTarget]:
@@ -78,6 +92,7 @@ class _Lister:
             listing = git_output(
                 ["-C", path, f"--git-dir={gitdir}", "--work-tree=.", "ls-files", "-z", "--stage"],
                 "git ls-files",
+                unset=_LOCAL_ENV,
             )
         except InputError as exc:
             self.skipped.append(f"{path} (cannot be listed: {exc})")

@@ -117,3 +117,23 @@ def test_an_excluded_submodule_is_neither_scanned_nor_named(
     git(git_repo, "submodule", "deinit", "-q", "--force", "other")
     status, paths, lines = _scan(guard, git_repo, "--exclude", "vendor", "--exclude", "other")
     assert (status, paths, _notes(lines)) == (0, [], [])
+
+
+def test_inside_a_git_hook_the_submodules_index_is_their_own(
+    git_repo: Path, tmp_path: Path, guard: SecretGuard
+) -> None:
+    """A hook's environment names the superproject's index (GIT_INDEX_FILE) and may name its
+    git directory: a submodule is still listed from its own."""
+    pat = guard.pat()
+    _add_submodule(git_repo, _repo(tmp_path / "inner", {"a.cfg": f"k={pat}\n"}), "sub")
+    index = git_repo / ".git" / "index"
+    for env in (
+        {"GIT_INDEX_FILE": str(index)},
+        {"GIT_INDEX_FILE": ".git/index"},
+        {"GIT_INDEX_FILE": str(index), "GIT_DIR": str(git_repo / ".git"), "GIT_WORK_TREE": "."},
+        {"GIT_OBJECT_DIRECTORY": str(git_repo / ".git" / "objects")},
+    ):
+        proc = run_hygiene(guard, "scan", "--all-files", "--format", "json", cwd=git_repo, env=env)
+        paths = [f["path"] for f in json.loads(proc.stdout)["findings"]]
+        assert (proc.returncode, paths) == (1, ["sub/a.cfg"]), (env, proc.stderr)
+        assert "--all-files" not in proc.stderr.decode(), env
