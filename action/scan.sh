@@ -32,16 +32,18 @@ if [ -z "$mode" ]; then
   if [ -n "${INPUT_PATHS:-}" ]; then mode=paths; else mode=all-files; fi
 fi
 
-pushed_range() {
+# since: auto, as --ref/--since words (one a line): a pull request's head less what its base
+# reaches, a push's new head less the previous one. A new branch, or another event: the
+# head's whole history (--ref alone); no head: nothing, so every ref's.
+auto_range() {
   local base="${PR_BASE:-}" head="${PR_HEAD:-}"
   case "${EVENT:-}" in
     pull_request | pull_request_target) ;;
     *) base="${BEFORE:-}" head="${AFTER:-}" ;;
   esac
-  # a new branch or another event: nothing, so the whole history
-  if is_revision "$base" && [ -n "${base//0/}" ] && is_revision "$head"; then
-    echo "$base..$head"
-  fi
+  is_revision "$head" || return 0
+  echo "--ref=$head"
+  if is_revision "$base" && [ -n "${base//0/}" ]; then echo "--since=$base"; fi
 }
 
 # One `paths` line: the line itself when such a file exists, else trimmed of the blanks a
@@ -92,9 +94,12 @@ case "$mode" in
   history)
     args+=(--history)
     since="${INPUT_SINCE:-}"
-    if [ "$since" = "auto" ]; then since="$(pushed_range)"; fi
-    case "$since" in -*) fail "since: a revision or a range, not an option ($since)" ;; esac
-    if [ -n "$since" ]; then args+=(--since "$since"); fi
+    if [ "$since" = "auto" ]; then
+      while IFS= read -r word; do args+=("$word"); done < <(auto_range)
+    else
+      case "$since" in -*) fail "since: a revision or a range, not an option ($since)" ;; esac
+      if [ -n "$since" ]; then args+=(--since "$since"); fi
+    fi
     ;;
   *) fail "unknown mode '$mode' (paths, staged, all-files or history)" ;;
 esac

@@ -3,6 +3,7 @@ scanner before the decoders (the same tree at ``--baseline-rev``), in one run.
 
     python bench/decoders_bench.py            # 104 MB stdlib copy, 256 MB log, 40 MB inputs
     python bench/decoders_bench.py --quick    # small corpora, fewer runs
+    python bench/decoders_bench.py --bombs    # 1M-member archives vs gitleaks, kingfisher
 
 Reports medians and ratios on the bench corpora (goal: at most 2x ripgrep's wall time),
 throughput on adversarial inputs made of needles that never complete a secret (goal: at least
@@ -140,7 +141,19 @@ def main() -> int:
         "--baseline-rev", default="bdf1214", help="the tree before the decoders (a git rev)"
     )
     parser.add_argument("--keywords", action="store_true", help="also the keyword inputs")
+    parser.add_argument(
+        "--bombs", action="store_true", help="only the million-member archives (bench/bombs.py)"
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="with --bombs: rounds (median)")
+    parser.add_argument(
+        "--timeout", type=float, default=900, help="with --bombs: seconds before a run is stopped"
+    )
     args = parser.parse_args()
+    if args.bombs:
+        import bombs  # the peers' binaries and exports: only this mode needs them
+
+        bombs.run(args.rounds, args.timeout)
+        return 0
     runs = 3 if args.quick else 5
     rng = random.Random(2026)
     sb.CORPUS.mkdir(parents=True, exist_ok=True)

@@ -147,16 +147,21 @@ def git_output(
     *,
     options: Sequence[str] = (),
     honour_hooks_path: bool = False,
+    unset: Sequence[str] = (),
 ) -> bytes:
     """Run git (configuration neutralised, see :func:`git_argv`), return stdout; any failure
     is a one-line :class:`InputError` (exit 2).
 
     ``what`` starts the message (it may name ``options`` as ``{field}``, see
-    :class:`~hygiene.errors.HygieneError`); git's reason follows.
+    :class:`~hygiene.errors.HygieneError`); git's reason follows. ``unset``: environment
+    variables git must not see (e.g. a hook's ``GIT_INDEX_FILE`` when listing another
+    repository), dropped by ``env -u`` so that the environment is not read here.
     """
     import subprocess  # here: 2 ms of start-up that scans of paths never need
 
     argv = git_argv(args, honour_hooks_path=honour_hooks_path)
+    if unset:
+        argv = ["env", *(arg for name in unset for arg in ("-u", name)), *argv]
     try:
         proc = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, check=False)
     except OSError as exc:

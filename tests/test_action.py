@@ -103,11 +103,13 @@ def _substitute(text: str, context: dict[str, Any]) -> str:
 
 
 def _fake_venv(temp: Path) -> None:
-    """The install step's result, without the install: this interpreter's hygiene."""
+    """The install step's result, without the install: this interpreter's hygiene, importing
+    this tree's package (the steps' environment has no PYTHONPATH: without it, the scripts
+    would run whatever tree is installed, not the one under test)."""
     bin_dir = temp / VENV / "bin"
     bin_dir.mkdir(parents=True)
     for name, target in (("hygiene", console_script("hygiene")), ("python", sys.executable)):
-        (bin_dir / name).write_text(f'#!/bin/sh\nexec "{target}" "$@"\n')
+        (bin_dir / name).write_text(f'#!/bin/sh\nPYTHONPATH="{REPO_ROOT}" exec "{target}" "$@"\n')
         (bin_dir / name).chmod(0o755)
 
 

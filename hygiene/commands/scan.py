@@ -197,6 +197,8 @@ def execute(
     if not options.output:
         sys.stdout.write(report)
         sys.stdout.flush()
+    for note in result.notes:
+        _notice(note)
     for error in [*result.errors, *([failed] if failed else [])]:
         print(error_text(error), file=sys.stderr)
     if options.write_baseline and not failed:

@@ -92,6 +92,9 @@ class ScanResult:
     # Findings the scanned lines hid, by what hid them (inline markers, settings' allow-lines):
     # reports say how many, so no content can silence a scan without a trace.
     suppressed: Counter[str] = field(default_factory=Counter)
+    # What the scan chose not to read and says so (one line each, no change to the exit
+    # status): e.g. the submodules --all-files did not enter.
+    notes: list[str] = field(default_factory=list)
 
     def record(self, hits: Iterable[Hit], path: str) -> None:
         """Add a detection for each hit found in the file shown as ``path``."""

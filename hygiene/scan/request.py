@@ -22,10 +22,10 @@ from hygiene.scan.sources.files import (
     Notice,
     check_usage,
     collect_paths,
-    tracked_files,
 )
 from hygiene.scan.sources.one_file import scan_stream
 from hygiene.scan.sources.runner import merge, scan_targets
+from hygiene.scan.sources.tracked import skipped_note, tracked_files
 
 STDIN = "-"
 STDIN_DISPLAY = "<stdin>"
@@ -87,8 +87,9 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
     if request.history:
         return _scan_history(request, excluder, allow)
     errors: list[str] = []
+    skipped: list[str] = []
     if request.all_files:
-        targets = tracked_files(excluder)
+        targets = tracked_files(excluder, skipped)
     else:
         paths = [p for p in request.paths or (".",) if p != STDIN]
         targets = collect_paths(paths, excluder, errors)
@@ -107,6 +108,8 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
         )
     ]
     parts[0].errors[:0] = errors
+    if skipped:
+        parts[0].notes.append(skipped_note(skipped))
     if STDIN in request.paths:
         stream = stdin or sys.stdin.buffer
         parts.append(_scan_stdin(stream, request, allow))

@@ -256,7 +256,13 @@ WEAKENING = {
 }
 
 
-@pytest.mark.parametrize("mode", ["all-files", "history"])
+@pytest.mark.parametrize(
+    "mode",
+    [
+        "all-files",
+        "history",
+    ],
+)
 @pytest.mark.parametrize("name", sorted(WEAKENING))
 def test_a_pull_request_cannot_switch_its_own_scan_off(
     git_repo: Path, tmp_path: Path, guard: SecretGuard, name: str, mode: str

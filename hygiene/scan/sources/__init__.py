@@ -11,7 +11,8 @@ a few files never pays for them.
 
 from __future__ import annotations
 
-from hygiene.scan.sources.files import Excluder, FileTarget, collect_paths, tracked_files
+from hygiene.scan.sources.files import Excluder, FileTarget, collect_paths
 from hygiene.scan.sources.runner import merge, scan_targets
+from hygiene.scan.sources.tracked import tracked_files
 
 __all__ = ["Excluder", "FileTarget", "collect_paths", "merge", "scan_targets", "tracked_files"]

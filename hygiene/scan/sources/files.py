@@ -1,4 +1,4 @@
-"""Files as a source: paths on disk (walked), ``git ls-files``, streams read once.
+"""Files as a source: paths on disk (walked), streams read once (``--all-files``: tracked.py).
 
 A :class:`FileTarget` names one file to scan: the path shown to the user and the path opened.
 Walking follows the rules users know from ripgrep and gitleaks: ``.git/`` is skipped, and no
@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import BinaryIO
 
 from hygiene.errors import InputError, UsageError
-from hygiene.gitcmd import git_output
 from hygiene.safefile import Refused, is_descriptor_path, is_pseudo, kind_of, open_checked
 
 
@@ -107,7 +106,7 @@ def walk(root: str, excluder: Excluder, errors: list[str]) -> Iterator[FileTarge
                 # entry.path is root joined with rel, as _display would build it.
                 display = rel if root == "." else entry.path
                 yield FileTarget(
-                    display, entry.path, st.st_size, identity=_identity(st), nofollow=True
+                    display, entry.path, st.st_size, identity=identity_of(st), nofollow=True
                 )
         stack.extend(reversed(subdirs))
 
@@ -135,7 +134,7 @@ def collect_paths(paths: Sequence[str], excluder: Excluder, errors: list[str]) -
             # (process substitution), a character device, a regular file.
             fifo = stat.S_ISFIFO(st.st_mode)
             stream = fifo or stat.S_ISCHR(st.st_mode) or stat.S_ISSOCK(st.st_mode)
-            identity = None if stream or is_pseudo(st) else _identity(st)
+            identity = None if stream or is_pseudo(st) else identity_of(st)
             targets.append(FileTarget(path, path, st.st_size, stream, fifo, identity))
     return targets
 
@@ -173,47 +172,9 @@ def _through_link(path: str) -> bool:
     return False
 
 
-def _identity(st: os.stat_result) -> tuple[int, int]:
+def identity_of(st: os.stat_result) -> tuple[int, int]:
+    """The ``(st_dev, st_ino)`` a listed file is checked against when opened."""
     return (st.st_dev, st.st_ino)
-
-
-def tracked_files(excluder: Excluder) -> list[FileTarget]:
-    """``--all-files``: what ``git ls-files`` lists (files deleted from the work tree skipped).
-
-    Only regular files at paths free of symlinks: a tracked symlink (or a file under a folder
-    that is now a symlink in the work tree) is skipped, never followed out of the repository.
-    """
-    out = git_output(
-        ["ls-files", "-z", "--cached"], "{all_files} needs a git repository", options=("all_files",)
-    )
-    targets = []
-    folders: dict[str, bool] = {}
-    for raw in out.split(b"\0"):
-        path = os.fsdecode(raw)
-        if not path or excluder.excludes(path):
-            continue
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode) and _link_free(os.path.dirname(path), folders):
-            targets.append(
-                FileTarget(path, path, st.st_size, identity=_identity(st), nofollow=True)
-            )
-    return targets
-
-
-def _link_free(folder: str, known: dict[str, bool]) -> bool:
-    """Whether no part of the relative ``folder`` is a symlink (``known``: folders judged)."""
-    if folder in ("", "."):
-        return True
-    if folder not in known:
-        try:
-            link = not stat.S_ISDIR(os.lstat(folder).st_mode)
-        except OSError:
-            link = True
-        known[folder] = not link and _link_free(os.path.dirname(folder), known)
-    return known[folder]
 
 
 def open_file(target: FileTarget) -> BinaryIO:

@@ -72,6 +72,7 @@ def merge(results: Iterable[ScanResult]) -> ScanResult:
         merged.detections += r.detections
         merged.findings_only += r.findings_only
         merged.errors += r.errors
+        merged.notes += r.notes
         merged.files += r.files
         merged.bytes += r.bytes
         merged.skipped += r.skipped
