@@ -25,7 +25,6 @@ from tests.helpers import (
     run_hygiene,
 )
 from tests.integrations.test_pre_commit_framework import (  # noqa: F401 - fixtures
-    RELEASE_TAG,
     pre_commit_home,
     project_snapshot,
 )
@@ -211,7 +210,7 @@ def test_pre_commit_refuses_a_commit_of_a_file_named_like_an_option(
 ) -> None:
     hooks = "".join(f"      - id: {hook}\n" for hook in HOOK_IDS)
     (git_repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {project_snapshot}\n    rev: {RELEASE_TAG}\n    hooks:\n{hooks}"
+        f"repos:\n  - repo: {project_snapshot}\n    rev: {git(project_snapshot, 'rev-parse', 'HEAD').strip()}\n    hooks:\n{hooks}"
     )
     git(git_repo, "add", ".pre-commit-config.yaml")
     env = env_with_scripts({"PRE_COMMIT_HOME": str(pre_commit_home)})
@@ -255,7 +254,7 @@ def test_options_still_reach_the_hooks_through_an_overridden_entry(
 ) -> None:
     """Options a user needs go before the ``--`` of an ``entry:`` the config overrides."""
     (git_repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {project_snapshot}\n    rev: {RELEASE_TAG}\n    hooks:\n"
+        f"repos:\n  - repo: {project_snapshot}\n    rev: {git(project_snapshot, 'rev-parse', 'HEAD').strip()}\n    hooks:\n"
         "      - id: aic-token-scan\n"
         "        entry: hygiene scan --exclude 'vendor/*' --\n"
     )
