@@ -22,7 +22,9 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from hygiene.detection import ELLIPSIS
+from hygiene.masking.decoded import mask_encoded_block
 from hygiene.masking.keys import KEY_HINTS
+from hygiene.masking.pairs import mask_pair_block
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import find_spans, mask
 
@@ -54,6 +56,7 @@ _TOKEN_BYTES: Final = re.compile(rb"[A-Za-z0-9._~+/=%-]*")
 
 def mask_block(data: bytes) -> bytes:
     """``data`` (whole lines) with every secret masked; clean lines are copied untouched."""
+    data = mask_pair_block(mask_encoded_block(data))
     lines = _lines_with_hints(data)
     if not lines:
         return data

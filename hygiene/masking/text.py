@@ -28,10 +28,12 @@ import re
 from typing import Final
 
 from hygiene.masking.credentials import Covered, basic_spans, bearer_spans, userinfo_spans
+from hygiene.masking.decoded import encoded_spans, may_hold_encoded
 from hygiene.masking.dense import Dense, dense_spans, dense_text, hidden_text, merged, with_dense
 from hygiene.masking.elements import element_spans
 from hygiene.masking.gate import has_hint
 from hygiene.masking.keyvalues import add_key_spans
+from hygiene.masking.pairs import may_hold_pair, pair_spans
 from hygiene.masking.pats import add_pat_spans
 from hygiene.masking.spans import Span, splice, through_hidden, without_overlaps
 
@@ -95,7 +97,7 @@ def _found(text: str) -> _Found | None:
     """What the rules find in ``text`` (see :func:`_collect`); ``None`` when the gate finds
     no hint of a secret."""
     if len(text) >= LONG and has_hint(text) is False:
-        return None
+        return _encoded_only(text)
     if "\x1b" in text:
         return _spans_through_ansi(text), [], set(), None
     # The gate: this runs on every log record, and most hold no hint at all. Unrolled as in
@@ -116,11 +118,19 @@ def _found(text: str) -> _Found | None:
         or "@" in text
     ):
         return _collect(text, low, has_key=has_key)
-    return None
+    return _encoded_only(text)
+
+
+def _encoded_only(text: str) -> _Found | None:
+    """What the rules find in a text holding no hint: only encoded PATs can be there."""
+    spans = encoded_spans(text)
+    return (spans, [], set(), None) if spans else None
 
 
 def may_hold_secret(text: str) -> bool:
     """The gate alone: False means :func:`mask` would return ``text`` unchanged."""
+    if may_hold_encoded(text):
+        return True
     if len(text) >= LONG:
         hint = has_hint(text)
         if hint is not None:
@@ -200,10 +210,26 @@ def _collect(
             spans.extend(bearer_spans(text, low, covered, dense))
         if "basic" in low:
             spans.extend(basic_spans(text, low, covered, dense))
+    _add_encoded(text, spans)
+    if has_key and may_hold_pair(low):
+        _add_uncovered(pair_spans(text), spans)
     if not userinfo:
         return spans, dense, set(), None
     spans.extend(userinfo)
     return spans, dense, {span[0] for span in userinfo}, None
+
+
+def _add_encoded(text: str, spans: list[Span]) -> None:
+    """Encoded PATs (:mod:`hygiene.masking.decoded`) joined to ``spans``: a run another rule
+    hides already (``Authorization: Basic ...``) is left to it, so a second pass finds that
+    rule's form, not a new base64 run to mask again."""
+    _add_uncovered(encoded_spans(text), spans)
+
+
+def _add_uncovered(found: list[Span], spans: list[Span]) -> None:
+    for span in found:
+        if not any(s[0] <= span.start and span.end <= s[1] for s in spans):
+            spans.append(span)
 
 
 def _spans_through_ansi(text: str) -> list[Span]:
