@@ -23,11 +23,13 @@ import base64
 import binascii
 import functools
 import re
+from collections.abc import Callable
 from typing import Final
 
 from hygiene.detection import masked_form
 from hygiene.masking.spans import Span, splice
 
+Mask = Callable[[str], str]
 # The scanner's needles (hygiene.scan.decoders.b64: base64 of `pat_AIC_`, plain and UTF-16,
 # and base64 of those) each hold a `Q`, `U` or `Y`; a test keeps this so. Only a text holding
 # one is searched for the needles themselves.
@@ -53,19 +55,20 @@ def may_hold_encoded(text: str) -> bool:
     return False
 
 
-def mask_encoded_block(data: bytes) -> bytes:
+def mask_encoded_block(data: bytes, mask: Mask) -> bytes:
     """``data`` (whole lines of a stream) with every encoded PAT masked: base64 read across
     MIME line breaks, as the scanner reads a block."""
     if not ((b"\x00" in data and b"C" in data) or b"Q" in data or b"U" in data or b"Y" in data):
         return data
     text = data.decode("latin-1")  # one character per byte: offsets stay byte offsets
-    spans = encoded_spans(text)
+    spans = encoded_spans(text, mask)
     return splice(text, spans).encode("latin-1") if spans else data
 
 
-def encoded_spans(text: str) -> list[Span]:
+def encoded_spans(text: str, mask: Mask) -> list[Span]:
     """The parts of ``text`` carrying an encoded PAT, each with its replacement (in order,
-    apart)."""
+    apart); ``mask`` masks the text a base64 run decodes to (``mask()`` itself: passed in,
+    as ``mask()`` asks here)."""
     if not may_hold_encoded(text):
         return []
     from hygiene.scan.decoders.embedded import embedded_secrets
@@ -80,7 +83,7 @@ def encoded_spans(text: str) -> list[Span]:
         if b"\x00" in data[secret.start : secret.end]:
             spans.append(_utf16_span(text, secret.start, secret.end, secret.token))
         else:
-            span = _base64_span(text, secret.start, secret.end, secret.token)
+            span = _base64_span(text, secret.start, secret.end, secret.token, mask)
             if spans and span.start < spans[-1].end:
                 spans[-1] = Span(spans[-1].start, span.end, span.replacement)
             else:
@@ -93,7 +96,7 @@ def _utf16_span(text: str, start: int, end: int, token: str) -> Span:
     return Span(start, end, masked_form(token).encode(codec).decode("latin-1"))
 
 
-def _base64_span(text: str, start: int, end: int, token: str) -> Span:
+def _base64_span(text: str, start: int, end: int, token: str, mask: Mask) -> Span:
     """The whole base64 run around ``text[start:end]`` and what it becomes."""
     multiline = "\n" in text[start:end]
     while start > 0 and (
@@ -104,7 +107,7 @@ def _base64_span(text: str, start: int, end: int, token: str) -> Span:
         end += 1
     while end < len(text) and text[end] == "=":
         end += 1
-    return Span(start, end, _reencoded(text[start:end], token))
+    return Span(start, end, _reencoded(text[start:end], token, mask))
 
 
 def _continues_back(text: str, pos: int) -> bool:
@@ -121,14 +124,14 @@ def _continues_on(text: str, pos: int) -> bool:
     return m is not None and m.end() < len(text) and text[m.end()] in _RUN_CHARS
 
 
-def _reencoded(run: str, token: str) -> str:
+def _reencoded(run: str, token: str, mask: Mask) -> str:
     """``run`` (base64, maybe MIME lines) as the base64 of its decoded bytes masked."""
     lines = _LINE_BREAK.split(run)
     breaks = _LINE_BREAK.findall(run)
     clean = "".join(lines)
     urlsafe = "-" in clean or "_" in clean
     padded = clean.endswith("=")
-    masked = _masked_payload(clean, urlsafe, token)
+    masked = _masked_payload(clean, urlsafe, token, mask)
     if masked is None:
         masked = masked_form(token).encode()
     encoded = (base64.urlsafe_b64encode if urlsafe else base64.b64encode)(masked).decode()
@@ -140,7 +143,7 @@ def _reencoded(run: str, token: str) -> str:
     return encoded
 
 
-def _masked_payload(clean: str, urlsafe: bool, token: str) -> bytes | None:
+def _masked_payload(clean: str, urlsafe: bool, token: str, mask: Mask) -> bytes | None:
     """The decoded bytes of ``clean`` masked; None when they do not decode from its start or
     ``token`` survives in them (it lies at another alignment, or masking judged otherwise)."""
     body = clean.rstrip("=")
@@ -151,15 +154,14 @@ def _masked_payload(clean: str, urlsafe: bool, token: str) -> bytes | None:
         payload = (base64.urlsafe_b64decode if urlsafe else base64.b64decode)(raw)
     except (binascii.Error, ValueError):
         return None
-    masked = mask_payload(payload)
+    masked = mask_payload(payload, mask)
     forms = (token.encode(), token.encode("utf-16-le"), token.encode("utf-16-be"))
     return None if any(form in masked for form in forms) else masked
 
 
-def mask_payload(payload: bytes) -> bytes:
+def mask_payload(payload: bytes, mask: Mask) -> bytes:
     """Decoded bytes masked as text: UTF-16 (by its BOM or NUL interleaving) in UTF-16, the
     rest as UTF-8 (bytes that are not UTF-8 kept as they are)."""
-    from hygiene.masking.text import mask
     from hygiene.scan.decoders.utf16 import sniff
 
     found = sniff(payload)

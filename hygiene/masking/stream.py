@@ -56,7 +56,7 @@ _TOKEN_BYTES: Final = re.compile(rb"[A-Za-z0-9._~+/=%-]*")
 
 def mask_block(data: bytes) -> bytes:
     """``data`` (whole lines) with every secret masked; clean lines are copied untouched."""
-    data = mask_pair_block(mask_encoded_block(data))
+    data = mask_pair_block(mask_encoded_block(data, mask))
     lines = _lines_with_hints(data)
     if not lines:
         return data

@@ -123,7 +123,7 @@ def _found(text: str) -> _Found | None:
 
 def _encoded_only(text: str) -> _Found | None:
     """What the rules find in a text holding no hint: only encoded PATs can be there."""
-    spans = encoded_spans(text)
+    spans = encoded_spans(text, mask)
     return (spans, [], set(), None) if spans else None
 
 
@@ -223,7 +223,7 @@ def _add_encoded(text: str, spans: list[Span]) -> None:
     """Encoded PATs (:mod:`hygiene.masking.decoded`) joined to ``spans``: a run another rule
     hides already (``Authorization: Basic ...``) is left to it, so a second pass finds that
     rule's form, not a new base64 run to mask again."""
-    _add_uncovered(encoded_spans(text), spans)
+    _add_uncovered(encoded_spans(text, mask), spans)
 
 
 def _add_uncovered(found: list[Span], spans: list[Span]) -> None:
