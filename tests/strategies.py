@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from hygiene.detection import (
     ALLOW_MARKERS,
+    COMPLETE_PAT_LENGTH,
     PAT_PREFIX,
     RULES,
     is_placeholder,
@@ -148,9 +149,18 @@ member_paths = st.lists(
 ).map(".".join)
 # Sentences: prose after `authorization` in docstrings and comments.
 prose = st.lists(_word, min_size=2, max_size=8).map(" ".join).map(str.capitalize)
+
+
+def _cut_short(token: str, tenths: int) -> str:
+    keep = max(4, len(token) * tenths // 10)
+    if token.startswith(PAT_PREFIX):  # a PAT of complete length before `...` is reported
+        keep = min(keep, len(PAT_PREFIX) + COMPLETE_PAT_LENGTH - 1)
+    return token[:keep]
+
+
 # A real-looking token cut short with an ellipsis, as documentation shows one.
 truncated_examples = st.builds(
-    lambda token, cut, dots: token[: max(4, len(token) * cut // 10)] + dots,
+    lambda token, cut, dots: _cut_short(token, cut) + dots,
     st.one_of(pats, bearer_credentials),
     st.integers(2, 8),
     st.sampled_from(["...", "…"]),
