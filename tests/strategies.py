@@ -165,3 +165,40 @@ truncated_examples = st.builds(
     st.integers(2, 8),
     st.sampled_from(["...", "…"]),
 )
+
+
+def _format_text(fmt_and_cred: tuple[object, str]) -> str | None:
+    from tests.scan.decoders.formats import Format
+
+    fmt, cred = fmt_and_cred
+    assert isinstance(fmt, Format)
+    _name, data = fmt.build(cred)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _text_formats() -> list[object]:
+    from tests.scan.decoders.formats import FORMATS
+
+    # The battery's text formats (archives and compressed files are bytes, not text).
+    return [f for f in FORMATS if f.name not in _BINARY_FORMATS]
+
+
+_BINARY_FORMATS = frozenset(["sqlite database row", "binary with ascii", "utf-16 inside a binary"])
+# One of the recall battery's formats carrying a random credential of the kind it carries,
+# as text; several joined by log-like lines (what `mask()` and the scanner read alike).
+format_texts = st.lists(
+    st.sampled_from(_text_formats())
+    .flatmap(
+        lambda f: st.tuples(
+            st.just(f),
+            pats if f.kind == "pat" else bearer_credentials,  # type: ignore[attr-defined]
+        )
+    )
+    .map(_format_text)
+    .filter(lambda t: t is not None),
+    min_size=1,
+    max_size=3,
+).map(lambda texts: "\nINFO next\n".join(t for t in texts if t is not None))

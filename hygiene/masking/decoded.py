@@ -9,7 +9,7 @@ same alphabet, padding and line length: a Secret's ``data:`` stays valid base64 
 to readable text with ``pat_AIC_…k3Xz`` in it); where that cannot be done faithfully (the
 run does not decode at its start, or the masked bytes would still carry a secret), by the
 base64 of the masked form alone. A UTF-16 fragment becomes its masked form in UTF-16 (same
-byte order). Nothing a replacement leaves behind decodes to a secret: ``mask()`` stays
+byte order; ``pat_AIC_...k3Xz``, ASCII). Nothing a replacement leaves behind decodes to a secret: ``mask()`` stays
 idempotent.
 
 The decoders are imported on first need: most texts hold none of their needles
@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from hygiene.detection import masked_form
+from hygiene.detection import ELLIPSIS, masked_form
 from hygiene.masking.spans import Span, splice
 
 Mask = Callable[[str], str]
@@ -92,8 +92,12 @@ def encoded_spans(text: str, mask: Mask) -> list[Span]:
 
 
 def _utf16_span(text: str, start: int, end: int, token: str) -> Span:
+    # ASCII only (`...` for the ellipsis): each character is then its byte and a NUL, so the
+    # form reads right in either byte order, even where the decoders read big-endian text as
+    # little-endian shifted by one byte.
+    ascii_form = masked_form(token).replace(ELLIPSIS, "...")
     codec = "utf-16-be" if text[start] == "\x00" else "utf-16-le"
-    return Span(start, end, masked_form(token).encode(codec).decode("latin-1"))
+    return Span(start, end, ascii_form.encode(codec).decode("latin-1"))
 
 
 def _base64_span(text: str, start: int, end: int, token: str, mask: Mask) -> Span:
@@ -156,7 +160,7 @@ def _masked_payload(clean: str, urlsafe: bool, token: str, mask: Mask) -> bytes 
         return None
     masked = mask_payload(payload, mask)
     forms = (token.encode(), token.encode("utf-16-le"), token.encode("utf-16-be"))
-    return None if any(form in masked for form in forms) else masked
+    return None if masked == payload or any(form in masked for form in forms) else masked
 
 
 def mask_payload(payload: bytes, mask: Mask) -> bytes:
