@@ -173,3 +173,46 @@ def test_the_battery_is_found_before_masking(guard: SecretGuard, tmp_path: Path)
             expected.add(fingerprint(cred))
     scan = run_hygiene(guard, "scan", "--format", "json", str(tmp_path))
     assert {f["fingerprint"] for f in json.loads(scan.stdout)["findings"]} == expected
+
+
+def _scan_watch_revoke(tmp_path: Path, text: str) -> tuple[set[str], set[str], set[str]]:
+    """The fingerprints scan, watch (its append scanner) and revoke-leaked --scan find."""
+    import io
+
+    from hygiene.revoke.scanned import scan_paths
+    from hygiene.scan import ScanRequest, run_scan
+    from hygiene.watch.appended import AppendScanner
+
+    path = tmp_path / "app.log"
+    path.write_text(text)
+    scanned = run_scan(ScanRequest(paths=(str(path),), markers=False))
+    watcher = AppendScanner.new()
+    hits = watcher.push(text.encode()) + watcher.flush()
+    revoked = scan_paths([str(path)], io.StringIO())
+    return (
+        {f.fingerprint for f in scanned.findings},
+        {h.secret.fingerprint for h in hits},
+        {leak.key for leak in revoked.pats} | {t.fingerprint for t in revoked.sessions},
+    )
+
+
+def test_scan_watch_and_revoke_agree_and_masking_hides_more(
+    guard: SecretGuard, tmp_path: Path
+) -> None:
+    """A bare `Bearer <credential>` (no header name) is masked, and not reported: the scanner
+    keeps to the Authorization rule's context for session tokens, and scan, watch and
+    revoke-leaked, one matcher, agree on every line (a finding of one is one of all)."""
+    pat, session, bare = guard.pat(), guard.session_token(), guard.session_token()
+    lines = [
+        f"INFO gunicorn - Bearer {bare}",  # masked only
+        f"DEBUG Authorization: Bearer {session}",
+        f"DEBUG token={base64.b64encode(pat.encode()).decode()}",
+        f"DEBUG cut {pat}...",
+    ]
+    text = "\n".join(lines) + "\n"
+    scan, watch, revoke = _scan_watch_revoke(tmp_path, text)
+    assert scan == watch == revoke == {fingerprint(pat), fingerprint(session)}
+    masked = mask(text)
+    guard.capture(masked)
+    for secret in (pat, session, bare):
+        assert secret not in masked
