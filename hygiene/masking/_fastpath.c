@@ -66,11 +66,40 @@ starts(const unsigned char *p, Py_ssize_t left, const char *word, Py_ssize_t len
     return 1;
 }
 
+/* The scanner's base64 needles (hygiene.scan.decoders.b64: base64 of `pat_AIC_`, plain and
+ * UTF-16, and base64 of those; a test checks this list against them). Each holds a `Q`, `U` or
+ * `Y` (decoded.GATE_CHARS): only a message holding one of those is searched for them. */
+static const char *const b64_needles[] = {
+    "cGF0X0FJQ1", "BhdF9BSUNf", "wYXRfQUlDX", "cABhAHQAXwBBAEkAQwBfA", "AAYQB0AF8AQQBJAEMAXw",
+    "wAGEAdABfAEEASQBDAF8A", "Y0dGMFgwRkpRM", "NHRjBYMEZKUT", "jR0YwWDBGSlEx", "QmhkRjlCU1VOZ",
+    "JoZEY5QlNVTm", "CaGRGOUJTVU5m", "d1lYUmZRVWxEW", "dZWFJmUVVsRF", "3WVhSZlFVbERY",
+    "Y0FCaEFIUUFYd0JCQUVrQVF3QmZB", "NBQmhBSFFBWHdCQkFFa0FRd0JmQ",
+    "jQUJoQUhRQVh3QkJBRWtBUXdCZk", "QUFZUUIwQUY4QVFRQkpBRU1BWH", "FBWVFCMEFGOEFRUUJKQUVNQVh3",
+    "BQVlRQjBBRjhBUVFCSkFFTUFYd", "d0FHRUFkQUJmQUVFQVNRQkRBRjhB",
+    "dBR0VBZEFCZkFFRUFTUUJEQUY4Q", "3QUdFQWRBQmZBRUVBU1FCREFGOE", NULL,
+};
+
+/* Whether one of b64_needles is in `s` (short messages: a plain search per needle). */
+static int
+has_b64_needle(const unsigned char *s, Py_ssize_t n)
+{
+    for (const char *const *needle = b64_needles; *needle != NULL; needle++) {
+        Py_ssize_t m = (Py_ssize_t)strlen(*needle);
+        for (Py_ssize_t i = 0; i + m <= n; i++) {
+            if (s[i] == (unsigned char)(*needle)[0] && memcmp(s + i, *needle, (size_t)m) == 0) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* The hints of fastpath.HINTS (text.py's gate: KEY_HINTS and the scheme words in any case,
- * `AIC` in capitals, `@`, ESC) in one pass over an ASCII text. */
+ * `AIC` in capitals, `@`, ESC, NUL) and the base64 needles, in one pass over an ASCII text. */
 static int
 has_hint(const unsigned char *s, Py_ssize_t n)
 {
+    int needles_looked_for = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         const unsigned char *p = s + i;
         Py_ssize_t left = n - i;
@@ -119,7 +148,16 @@ has_hint(const unsigned char *s, Py_ssize_t n)
             }
             break;
         case '@': case 0x1b:
+        case 0:  /* UTF-16 text interleaves NULs: Python's gate looks for its PATs */
             return 1;
+        case 'Q': case 'U': case 'Y':
+            if (!needles_looked_for) {
+                needles_looked_for = 1;
+                if (has_b64_needle(s, n)) {
+                    return 1;
+                }
+            }
+            break;
         default:
             break;
         }

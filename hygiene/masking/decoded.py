@@ -48,7 +48,7 @@ def _needles() -> re.Pattern[str]:
 
 def may_hold_encoded(text: str) -> bool:
     """Whether ``text`` may carry an encoded PAT (False: :func:`encoded_spans` finds none)."""
-    if "\x00" in text and "C" in text:  # UTF-16 `pat_AIC_` interleaves NULs
+    if "\x00" in text:  # UTF-16 interleaves NULs (rare in text: the decoders look further)
         return True
     if "Q" in text or "U" in text or "Y" in text:
         return _needles().search(text) is not None
@@ -58,7 +58,7 @@ def may_hold_encoded(text: str) -> bool:
 def mask_encoded_block(data: bytes, mask: Mask) -> bytes:
     """``data`` (whole lines of a stream) with every encoded PAT masked: base64 read across
     MIME line breaks, as the scanner reads a block."""
-    if not ((b"\x00" in data and b"C" in data) or b"Q" in data or b"U" in data or b"Y" in data):
+    if not (b"\x00" in data or b"Q" in data or b"U" in data or b"Y" in data):
         return data
     text = data.decode("latin-1")  # one character per byte: offsets stay byte offsets
     spans = encoded_spans(text, mask)

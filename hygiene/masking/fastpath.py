@@ -26,6 +26,7 @@ import logging
 from collections.abc import Callable
 from typing import Final, Protocol
 
+from hygiene.masking.decoded import may_hold_encoded
 from hygiene.masking.keys import KEY_HINTS
 from hygiene.masking.memo import STANDARD_COUNT, attribute_count
 from hygiene.masking.text import LONG
@@ -133,6 +134,12 @@ def redact_with(slow: Slow) -> Redact:
                     or ("b" in low and ("bearer" in low or "basic" in low))
                     or "@" in message
                     or "\x1b" in message
+                    or "\x00" in message
+                    # decoded.may_hold_encoded's gate: base64 or UTF-16 of a PAT
+                    or (
+                        ("Q" in message or "U" in message or "Y" in message)
+                        and may_hold_encoded(message)
+                    )
                 ):
                     _last_clean = (record, args, msg)
                     return True

@@ -77,6 +77,42 @@ def test_the_compiled_hints_are_the_gates() -> None:
     assert set(KEY_HINTS) <= set(fastpath.HINTS)
 
 
+def test_the_compiled_base64_needles_are_the_scanners() -> None:
+    import re
+
+    from hygiene.scan.decoders import b64
+
+    source = (REPO_ROOT / "hygiene" / "masking" / "_fastpath.c").read_text()
+    table = source[source.index("b64_needles[] = {") : source.index("NULL,")]
+    expected = [n.text.decode() for n in (*b64.NEEDLES, *b64.NESTED_NEEDLES)]
+    assert re.findall(r'"([^"]+)"', table) == expected
+
+
+def test_a_record_carrying_a_base64_pat_alone_is_masked(guard: SecretGuard) -> None:
+    # No hint of a key, a scheme or `AIC`: only the decoders' needles point at it, in the
+    # filter's common case (a short plain message), compiled or not.
+    import base64
+    import io
+
+    pat = guard.pat()
+    out = io.StringIO()
+    logger = logging.getLogger("tests.fastpath.b64")
+    handler = logging.StreamHandler(out)
+    handler.addFilter(RedactingFilter())
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        for message in (base64.b64encode(pat.encode()).decode(), pat.encode("utf-16-le").decode()):
+            logger.warning("sent %s", message)
+    finally:
+        logger.removeHandler(handler)
+    guard.capture(out.getvalue())
+    assert pat not in out.getvalue()
+    assert base64.b64encode(pat.encode()).decode() not in out.getvalue()
+    assert pat.encode("utf-16-le").decode() not in out.getvalue()
+    assert out.getvalue().count("sent ") == 2
+
+
 def _spellings(word: str) -> list[str]:
     return [word, word.upper(), "".join(c.upper() if i % 2 else c for i, c in enumerate(word))]
 
@@ -132,6 +168,11 @@ _PIECES = st.sampled_from(
         "=",
         ":",
         "\x00",
+        "cGF0X0FJQ1",  # base64 of `pat_AIC_` (decoded.may_hold_encoded's needles)
+        "JoZEY5QlNVTm",
+        "Q",
+        "U",
+        "Y",
     ]
 ).flatmap(lambda w: st.sampled_from(_spellings(w)))
 _TEXT = st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=12).map("".join)
