@@ -17,7 +17,10 @@ for long texts), :mod:`~hygiene.masking.keyvalues` (values of sensitive keys,
 type, with its stack),
 :mod:`~hygiene.masking.install` (the ``Logger.makeRecord`` hook, handler filters, streams),
 :mod:`~hygiene.masking.guard` (the ``sys.stdout`` / ``sys.stderr`` guard),
-:mod:`~hygiene.masking.structlog` and :mod:`~hygiene.masking.stream` (``hygiene mask``).
+:mod:`~hygiene.masking.decoded` (PATs in base64 and UTF-16, found by the scanner's decoders),
+:mod:`~hygiene.masking.pairs` (name/value pairs: HAR, Postman),
+:mod:`~hygiene.masking.structlog` and :mod:`~hygiene.masking.stream` (``hygiene mask``;
+:mod:`~hygiene.masking.layered`: compressed logs, UTF-16 text, archives refused).
 """
 
 from __future__ import annotations

@@ -13,6 +13,15 @@ What is masked:
   too), dict repr with either quote, ``(b'key', b'value')`` tuples, query strings, form bodies,
   ``key=value`` and ``Key: value`` lines.
 * The password of a URL's userinfo (``https://user:…@host``).
+* Credentials in name/value pairs (HAR, Postman, OpenAPI), through the core's rules
+  (:mod:`hygiene.masking.pairs`).
+* PATs the scanner finds inside encodings: a base64 run carrying one is re-encoded masked, a
+  UTF-16 fragment becomes its masked form in UTF-16 (:mod:`hygiene.masking.decoded`).
+
+Masking and the scanner agree one way: nothing the scanner reports survives ``mask()``
+(``tests/masking/test_agreement.py``). Masking errs toward hiding where the scanner errs
+toward precision: a bare ``Bearer <credential>``, a low-entropy ``pat_AIC_`` body and values
+of every sensitive key are hidden, not reported.
 
 Speed: a cheap case-insensitive substring gate runs first and only the rules whose hint is in
 the text run, anchored at the hint (measured in ``bench/mask_bench.py``). Linear time: every
