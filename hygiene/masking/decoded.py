@@ -34,6 +34,7 @@ Mask = Callable[[str], str]
 # and base64 of those) each hold a `Q`, `U` or `Y`; a test keeps this so. Only a text holding
 # one is searched for the needles themselves.
 GATE_CHARS: Final = ("Q", "U", "Y")
+_LONG: Final = 256
 _RUN_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
 _LINE_BREAK: Final = re.compile(r"\r?\n")
 
@@ -50,15 +51,28 @@ def may_hold_encoded(text: str) -> bool:
     """Whether ``text`` may carry an encoded PAT (False: :func:`encoded_spans` finds none)."""
     if "\x00" in text:  # UTF-16 interleaves NULs (rare in text: the decoders look further)
         return True
-    if "Q" in text or "U" in text or "Y" in text:
-        return _needles().search(text) is not None
-    return False
+    if not ("Q" in text or "U" in text or "Y" in text):
+        return False
+    # A long text: the decoders' own search (one Hyperscan pass) costs less than this regex.
+    return len(text) >= _LONG or _needles().search(text) is not None
 
 
-def mask_encoded_block(data: bytes, mask: Mask) -> bytes:
-    """``data`` (whole lines of a stream) with every encoded PAT masked: base64 read across
-    MIME line breaks, as the scanner reads a block."""
-    if not (b"\x00" in data or b"Q" in data or b"U" in data or b"Y" in data):
+def cased_needles() -> tuple[bytes, ...]:
+    """What a stream's lines are searched for (case-sensitive) besides the hints of
+    ``mask()``'s rules: the scanner's base64 needles and the UTF-16 ``pat_AIC_`` (either
+    byte order). A line holding one goes through ``mask()``."""
+    from hygiene.scan.decoders import b64, utf16
+
+    return (*(n.text for n in (*b64.NEEDLES, *b64.NESTED_NEEDLES)), utf16.NEEDLE)
+
+
+def mask_mime_block(data: bytes, mask: Mask) -> bytes:
+    """``data`` (whole lines of a stream) with the PATs of its MIME base64 parts masked: a
+    part is read across its line breaks, as the scanner reads it (a PAT's needle may be split
+    by one, which no line alone shows)."""
+    from hygiene.scan.decoders.b64 import MIME_HINTS
+
+    if not any(hint in data for hint in MIME_HINTS):
         return data
     text = data.decode("latin-1")  # one character per byte: offsets stay byte offsets
     spans = encoded_spans(text, mask)
@@ -183,4 +197,11 @@ def mask_payload(payload: bytes, mask: Mask) -> bytes:
     return mask(text).encode("utf-8", "surrogateescape")
 
 
-__all__ = ["GATE_CHARS", "encoded_spans", "mask_encoded_block", "mask_payload", "may_hold_encoded"]
+__all__ = [
+    "GATE_CHARS",
+    "cased_needles",
+    "encoded_spans",
+    "mask_mime_block",
+    "mask_payload",
+    "may_hold_encoded",
+]

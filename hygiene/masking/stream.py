@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from hygiene.detection import ELLIPSIS
-from hygiene.masking.decoded import mask_encoded_block
+from hygiene.masking.decoded import cased_needles, mask_mime_block
 from hygiene.masking.keys import KEY_HINTS
 from hygiene.masking.pairs import mask_pair_block
 from hygiene.masking.spans import Span, splice
@@ -56,10 +56,16 @@ _TOKEN_BYTES: Final = re.compile(rb"[A-Za-z0-9._~+/=%-]*")
 
 def mask_block(data: bytes) -> bytes:
     """``data`` (whole lines) with every secret masked; clean lines are copied untouched."""
-    data = mask_pair_block(mask_encoded_block(data, mask))
+    data = mask_mime_block(data, mask)
     lines = _lines_with_hints(data)
     if not lines:
         return data
+    # A name/value pair's keyword (`token`, `authorization`) is a hint: only then can a pair
+    # spread over lines (an indented HAR) hold a credential no line shows with its key.
+    paired = mask_pair_block(data)
+    if paired is not data:
+        data = paired
+        lines = _lines_with_hints(data)
     out: list[bytes] = []
     last = 0
     for start, end in lines:
@@ -134,13 +140,15 @@ def _hint_database() -> Any:
 
     # The userinfo pattern without its bounds (a wider net; bounded repeats compile slowly).
     userinfo = rb"""://[^/\s:@'"<>]*:[^/\s@'"<>]+@"""
-    expressions = [re.escape(h) for h in _HINTS] + [userinfo]
+    # Hex escapes: an expression is a C string, which a NUL (the UTF-16 needle's) would end.
+    cased = [b"".join(b"\\x%02x" % byte for byte in n) for n in cased_needles()]
+    expressions = [re.escape(h) for h in _HINTS] + [userinfo, *cased]
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     db.compile(
         expressions=expressions,
         ids=list(range(len(expressions))),
         elements=len(expressions),
-        flags=[hyperscan.HS_FLAG_CASELESS] * len(_HINTS) + [0],
+        flags=[hyperscan.HS_FLAG_CASELESS] * len(_HINTS) + [0] * (1 + len(cased)),
     )
     return db
 
@@ -158,6 +166,12 @@ def _lines_found(data: bytes) -> list[tuple[int, int]]:
         if _USERINFO.match(data, pos):
             pos = _note_line(data, pos, lines)
         pos = data.find(b"://", pos + 3)
+    if b"Q" in data or b"U" in data or b"Y" in data or b"\x00" in data:
+        for needle in cased_needles():  # encoded PATs (decoded.py): case-sensitive
+            pos = data.find(needle)
+            while pos != -1:
+                pos = _note_line(data, pos, lines)
+                pos = data.find(needle, pos)
     return sorted(lines.items())
 
 

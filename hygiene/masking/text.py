@@ -127,7 +127,9 @@ def _found(text: str) -> _Found | None:
         or "@" in text
     ):
         return _collect(text, low, has_key=has_key)
-    return _encoded_only(text)
+    if "Q" in text or "U" in text or "Y" in text or "\x00" in text:  # decoded.GATE_CHARS
+        return _encoded_only(text)
+    return None
 
 
 def _encoded_only(text: str) -> _Found | None:
