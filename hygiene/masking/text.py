@@ -33,6 +33,8 @@ replacement leaves behind matches again. ANSI colour codes are looked through.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from typing import Final
 
@@ -238,8 +240,16 @@ def _add_encoded(text: str, spans: list[Span]) -> None:
 
 
 def _add_uncovered(found: list[Span], spans: list[Span]) -> None:
+    """``found`` joined to ``spans``, but for a span one of ``spans`` holds whole (one sorted
+    pass and a binary search each: texts may hold thousands of either)."""
+    if not found:
+        return
+    ordered = sorted((s[0], s[1]) for s in spans)
+    starts = [start for start, _ in ordered]
+    reach = list(itertools.accumulate((end for _, end in ordered), max))
     for span in found:
-        if not any(s[0] <= span.start and span.end <= s[1] for s in spans):
+        i = bisect.bisect_right(starts, span.start) - 1
+        if i < 0 or reach[i] < span.end:
             spans.append(span)
 
 
