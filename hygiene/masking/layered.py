@@ -4,9 +4,9 @@
   **decompressed**, masked, as ``zcat`` would: ``hygiene mask`` writes one stream to standard
   output, where plain files and compressed ones may follow each other, and a pipe to
   ``gzip`` restores the compression. It is decoded within the scanner's bounds
-  (:class:`~hygiene.scan.limits.DecodeLimits`: size and ratio), and its masked text is held
-  aside (in memory, then a temporary file) until the whole stream has decoded: a corrupt or
-  truncated stream, or a bomb, is an error with nothing written, never half a file.
+  (:class:`~hygiene.scan.limits.DecodeLimits`: the ratio; 64 GiB in all), and its masked text
+  is held aside (in memory, then a temporary file) until the whole stream has decoded: a
+  corrupt or truncated stream, or a bomb, is an error with nothing written, never half a file.
 * UTF-16 text (a BOM, or the NUL-interleaving of ASCII text) is masked as text and written
   back in UTF-16, in its byte order, its BOM kept.
 * An archive (zip family, tar, also inside a compressed stream) and the compressed formats
@@ -19,12 +19,16 @@ Everything else is masked byte for byte as before (:mod:`hygiene.masking.stream`
 from __future__ import annotations
 
 import codecs
+import functools
 import tempfile
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from hygiene.errors import InputError
 from hygiene.masking.stream import mask_stream
+
+if TYPE_CHECKING:
+    from hygiene.scan.limits import DecodeLimits
 
 Reader = Callable[[int], bytes]
 Writer = Callable[[bytes], object]
@@ -47,6 +51,10 @@ _SHORT_MAGIC: Final = (
     codecs.BOM_UTF16_BE,
 )
 _SPOOL_IN_MEMORY: Final = 8 << 20
+# The scanner's bounds (a ratio of 1000 past the first MiB, at most 1000 times the file's
+# size), but for the total: the scanner reads at most 1 GiB of one input, a log rotated at
+# 200 MB compressed is more when masked whole. The masked text is held on disk meanwhile.
+_MAX_BYTES: Final = 64 << 30
 _COPY_BLOCK: Final = 1 << 20
 
 
@@ -122,9 +130,8 @@ def mask_input(
         return
     from hygiene.scan.decoders.bounds import Budget, DecodeError
     from hygiene.scan.decoders.compressed import Inflater
-    from hygiene.scan.limits import DecodeLimits
 
-    inflater = Inflater(read, kind, Budget(DecodeLimits(), size))
+    inflater = Inflater(read, kind, Budget(_limits(), size))
     try:
         inner, inner_read = peek(inflater.read)
         _refuse(name, inner, f" ({kind}-compressed)")
@@ -150,13 +157,19 @@ def check_input(read: Reader, name: str) -> None:
         return
     from hygiene.scan.decoders.bounds import Budget, DecodeError
     from hygiene.scan.decoders.compressed import Inflater
-    from hygiene.scan.limits import DecodeLimits
 
     try:
-        inner, _ = peek(Inflater(read, kind, Budget(DecodeLimits())).read)
+        inner, _ = peek(Inflater(read, kind, Budget(_limits())).read)
     except DecodeError as exc:
         raise InputError(f"{name}: {str(exc) or 'not a valid ' + kind + ' stream'}") from None
     _refuse(name, inner, f" ({kind}-compressed)")
+
+
+@functools.cache
+def _limits() -> DecodeLimits:
+    from hygiene.scan.limits import DecodeLimits
+
+    return DecodeLimits(max_bytes=_MAX_BYTES)
 
 
 def _refuse(name: str, head: bytes, within: str = "") -> None:
