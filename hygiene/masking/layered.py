@@ -86,8 +86,13 @@ def peek(read: Reader, size: int = HEAD_SIZE) -> tuple[bytes, Reader]:
 
 def _decided(head: bytes) -> bool:
     """Whether ``head`` is enough to tell the format: every magic but tar's lies in its first
-    six bytes, and tar headers and UTF-16 without a BOM hold NULs (which plain text lacks)."""
-    return len(head) >= 8 and (b"\x00" not in head or head.startswith(_SHORT_MAGIC))
+    six bytes, and tar headers and UTF-16 without a BOM hold NULs (which plain text lacks);
+    a short first line (`ok`) that begins no magic is text."""
+    if b"\x00" in head:
+        return len(head) >= 8 and head.startswith(_SHORT_MAGIC)
+    if len(head) >= 8:
+        return True
+    return b"\n" in head and not any(m.startswith(head[: len(m)]) for m in _SHORT_MAGIC)
 
 
 def refusal(head: bytes) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import gzip
+import time
 from pathlib import Path
 
 import pytest
@@ -200,3 +201,33 @@ def test_a_decompression_bomb_is_refused_with_nothing_written(
     assert (proc.returncode, proc.stdout) == (2, b"")
     assert "bomb" in proc.stderr.decode()
     assert proc.stderr.decode().count("\n") == 1
+
+
+def test_a_short_first_line_on_a_pipe_comes_back_at_once(guard: SecretGuard) -> None:
+    # The format is told from the first bytes; a first line shorter than any magic's check
+    # must not wait for more input (`tail -f app.log | hygiene mask`).
+    import subprocess
+    import sys
+
+    from tests.masking.test_cli import _read_line
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hygiene", "mask"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    try:
+        proc.stdin.write(b"ok\n")
+        proc.stdin.flush()
+        assert _read_line(proc.stdout.fileno(), time.monotonic() + 60) == b"ok\n"
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=60)
+        guard.capture(proc.stdout.read(), proc.stderr.read())
+        proc.stdout.close()
+        proc.stderr.close()
+    assert proc.returncode == 0
