@@ -98,8 +98,8 @@ def encoded_spans(text: str, mask: Mask) -> list[Span]:
             spans.append(_utf16_span(text, secret.start, secret.end, secret.token))
         else:
             span = _base64_span(text, secret.start, secret.end, secret.token, mask)
-            if spans and span.start < spans[-1].end:
-                spans[-1] = Span(spans[-1].start, span.end, span.replacement)
+            if spans and span.start < spans[-1].end:  # runs that touch: hidden as one
+                spans[-1] = Span(spans[-1].start, max(span.end, spans[-1].end), ELLIPSIS)
             else:
                 spans.append(span)
     return spans
