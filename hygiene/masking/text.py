@@ -38,6 +38,7 @@ import itertools
 import re
 from typing import Final
 
+from hygiene.detection import ELLIPSIS
 from hygiene.masking.credentials import Covered, basic_spans, bearer_spans, userinfo_spans
 from hygiene.masking.decoded import encoded_spans, may_hold_encoded
 from hygiene.masking.dense import Dense, dense_spans, dense_text, hidden_text, merged, with_dense
@@ -235,22 +236,30 @@ def _collect(
 def _add_encoded(text: str, spans: list[Span]) -> None:
     """Encoded PATs (:mod:`hygiene.masking.decoded`) joined to ``spans``: a run another rule
     hides already (``Authorization: Basic ...``) is left to it, so a second pass finds that
-    rule's form, not a new base64 run to mask again."""
-    _add_uncovered(encoded_spans(text, mask), spans)
+    rule's form, not a new base64 run to mask again. One that runs past another rule's value
+    (a run the decoders read on over a line break) is hidden whole with it, as ``…``: the
+    value rule would mask a re-encoded run again on a second pass."""
+    _add_uncovered(encoded_spans(text, mask), spans, overlapping=ELLIPSIS)
 
 
-def _add_uncovered(found: list[Span], spans: list[Span]) -> None:
+def _add_uncovered(found: list[Span], spans: list[Span], overlapping: str | None = None) -> None:
     """``found`` joined to ``spans``, but for a span one of ``spans`` holds whole (one sorted
-    pass and a binary search each: texts may hold thousands of either)."""
+    pass and a binary search each: texts may hold thousands of either); ``overlapping``: the
+    replacement of one that overlaps some of ``spans`` (None: its own)."""
     if not found:
         return
     ordered = sorted((s[0], s[1]) for s in spans)
     starts = [start for start, _ in ordered]
     reach = list(itertools.accumulate((end for _, end in ordered), max))
     for span in found:
-        i = bisect.bisect_right(starts, span.start) - 1
-        if i < 0 or reach[i] < span.end:
-            spans.append(span)
+        i = bisect.bisect_right(starts, span.end - 1) - 1  # the last that starts inside it
+        if i < 0 or reach[i] <= span.start:
+            spans.append(span)  # overlaps none
+            continue
+        j = bisect.bisect_right(starts, span.start) - 1
+        if j >= 0 and reach[j] >= span.end:
+            continue  # held whole by one of them
+        spans.append(span if overlapping is None else Span(span.start, span.end, overlapping))
 
 
 def _spans_through_ansi(text: str) -> list[Span]:

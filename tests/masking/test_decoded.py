@@ -157,3 +157,14 @@ def test_thousands_of_encoded_pats_in_one_text(guard: SecretGuard) -> None:
     assert embedded_secrets(out.encode("ascii", "replace")) == []
     assert find_secrets(out) == []
     assert out.count("k1999: ") == 1
+
+
+def test_a_run_read_on_over_a_line_break_under_a_key(guard: SecretGuard) -> None:
+    # An unpadded run ends a line and the next line starts with base64 letters (`data`): the
+    # decoders read on across the break, so the token they report runs into that word. The
+    # key rule hides the value too: both go as one `…`, and a second pass changes nothing.
+    pats = [PAT_PREFIX + "0000000000012", PAT_PREFIX + "00000012"]
+    pats += [guard.pat()[: len(PAT_PREFIX) + 13]]  # 21 bytes: a run with no padding
+    text = "".join(f"data:\n  token: {_b64(p)}\n" for p in pats)
+    out = _clean(guard, text, *pats)
+    assert out.count("token: ") == 3
