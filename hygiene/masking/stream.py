@@ -42,7 +42,11 @@ _HINTS: Final = (
     b"bearer",
     b"basic",
     b"\x1b",
+    b"transfer-encoding",  # a MIME part's header: its base64 is read across lines
 )
+# What starts a name/value pair's keyword field (detection.PAIR_PATTERN's needles): only a
+# line holding one can begin a pair whose value lies on a later line.
+_PAIR_KEYS: Final = (b"uthorization", b"ccess_token", b'token"', b"token'")
 # URLs are everywhere in logs; only those with a password in their userinfo need masking.
 _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
 # Hyperscan finds every hint in one pass; below this size the plain finds cost less.
@@ -56,15 +60,12 @@ _TOKEN_BYTES: Final = re.compile(rb"[A-Za-z0-9._~+/=%-]*")
 
 def mask_block(data: bytes) -> bytes:
     """``data`` (whole lines) with every secret masked; clean lines are copied untouched."""
-    data = mask_mime_block(data, mask)
     lines = _lines_with_hints(data)
     if not lines:
         return data
-    # A name/value pair's keyword (`token`, `authorization`) is a hint: only then can a pair
-    # spread over lines (an indented HAR) hold a credential no line shows with its key.
-    paired = mask_pair_block(data)
-    if paired is not data:
-        data = paired
+    across = _across_lines(data, lines)
+    if across is not data:
+        data = across
         lines = _lines_with_hints(data)
     out: list[bytes] = []
     last = 0
@@ -74,6 +75,18 @@ def mask_block(data: bytes) -> bytes:
         last = end
     out.append(data[last:])
     return b"".join(out)
+
+
+def _across_lines(data: bytes, lines: list[tuple[int, int]]) -> bytes:
+    """``data`` with what spans lines masked: a MIME part's base64 (its header is a hint) and
+    name/value pairs (an indented HAR: the keyword's line is a hint). Only the lines with a
+    hint are searched for either, not the whole block."""
+    low = [data[start:end].lower() for start, end in lines]
+    if any(b"transfer-encoding" in line for line in low):
+        data = mask_mime_block(data, mask)
+    if any(key in line for line in low for key in _PAIR_KEYS):
+        data = mask_pair_block(data)
+    return data
 
 
 def mask_line(line: bytes) -> bytes:
