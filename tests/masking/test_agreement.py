@@ -203,16 +203,17 @@ def test_scan_watch_and_revoke_agree_and_masking_hides_more(
     keeps to the Authorization rule's context for session tokens, and scan, watch and
     revoke-leaked, one matcher, agree on every line (a finding of one is one of all)."""
     pat, session, bare = guard.pat(), guard.session_token(), guard.session_token()
+    cut = guard.pat()
     lines = [
         f"INFO gunicorn - Bearer {bare}",  # masked only
         f"DEBUG Authorization: Bearer {session}",
         f"DEBUG token={base64.b64encode(pat.encode()).decode()}",
-        f"DEBUG cut {pat}...",
+        f"DEBUG cut {cut}...",  # a complete PAT before an ellipsis: found
     ]
     text = "\n".join(lines) + "\n"
     scan, watch, revoke = _scan_watch_revoke(tmp_path, text)
-    assert scan == watch == revoke == {fingerprint(pat), fingerprint(session)}
+    assert scan == watch == revoke == {fingerprint(pat), fingerprint(session), fingerprint(cut)}
     masked = mask(text)
     guard.capture(masked)
-    for secret in (pat, session, bare):
+    for secret in (pat, session, bare, cut):
         assert secret not in masked
