@@ -180,6 +180,10 @@ def _judged(rule: Rule, cred: str) -> str:
     return url_decoded(cred) if rule.type_id == AIC_PAT else cred
 
 
+# The shortest secret part of an issued PAT: tokens are minted from 24 random bytes or more,
+# 32 base64url characters (the stand-in mints 40; minting.py accepts any length from 8, the
+# SPEC's bound). A PAT this long followed by `...` is no example cut short.
+COMPLETE_PAT_LENGTH: Final = 32
 # What may follow a value that is an example cut short: `...` or `…`, in text and as UTF-8 bytes
 # (read one byte per character).
 _TEXT_TRUNCATIONS: Final = ("...", "…")
@@ -215,7 +219,7 @@ def _judge(rule: Rule, m: _Match, buf: _Buffer) -> tuple[int, int, str] | None:
     start, end = m.span("cred")
     cred = _str(m.group("cred"))
     cuts = _TEXT_TRUNCATIONS if isinstance(buf, str) else _BYTES_TRUNCATIONS
-    if _str(buf[end : end + 3]).startswith(cuts):
+    if _str(buf[end : end + 3]).startswith(cuts) and not _complete_pat(rule, cred):
         return None
     if rule.type_id == AIC_PAT:
         token = _token_of(rule, cred)
@@ -231,6 +235,12 @@ def _judge(rule: Rule, m: _Match, buf: _Buffer) -> tuple[int, int, str] | None:
     if scheme == "basic" and basic_is_placeholder(cred):
         return None
     return (start, end, cred) if rule.accepts(cred) else None
+
+
+def _complete_pat(rule: Rule, cred: str) -> bool:
+    """Whether a PAT's secret part is as long as an issued token's: then an ellipsis after it
+    ends a sentence or a log line's cut, and marks no example cut short."""
+    return rule.type_id == AIC_PAT and len(url_decoded(cred)) >= COMPLETE_PAT_LENGTH
 
 
 def _in_pair(m: _Match, buf: _Buffer) -> bool:

@@ -314,6 +314,13 @@ def is_placeholder(value: str) -> bool:
 
     ``value`` is the secret part (without ``pat_AIC_``) or a whole credential.
     """
+    return is_explicit_placeholder(value) or is_low_entropy(value.strip(PLACEHOLDER_TRIM))
+
+
+def is_explicit_placeholder(value: str) -> bool:
+    """:func:`is_placeholder` without the low-entropy runs (``Ab3Ab3Ab3``, ``abcdef123456``):
+    what masking leaves after ``pat_AIC_`` (it errs toward hiding; the scanner, toward
+    precision)."""
     if "..." in value:  # a truncated example, wherever the cut (`eyJhbGciOi...`, `abc123...`)
         return True
     core = value.strip(PLACEHOLDER_TRIM)
@@ -327,7 +334,7 @@ def is_placeholder(value: str) -> bool:
         core.startswith("$") or any(mark in core for mark in TEMPLATE_MARKS)
     ):
         return True
-    return _PLACEHOLDER_WORDS.search(core.lower()) is not None or is_low_entropy(core)
+    return _PLACEHOLDER_WORDS.search(core.lower()) is not None
 
 
 def looks_like_credential(value: str) -> bool:

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from hygiene.detection import (
     ALLOW_MARKERS,
+    COMPLETE_PAT_LENGTH,
     PAT_PREFIX,
     RULES,
     is_placeholder,
@@ -148,10 +149,56 @@ member_paths = st.lists(
 ).map(".".join)
 # Sentences: prose after `authorization` in docstrings and comments.
 prose = st.lists(_word, min_size=2, max_size=8).map(" ".join).map(str.capitalize)
+
+
+def _cut_short(token: str, tenths: int) -> str:
+    keep = max(4, len(token) * tenths // 10)
+    if token.startswith(PAT_PREFIX):  # a PAT of complete length before `...` is reported
+        keep = min(keep, len(PAT_PREFIX) + COMPLETE_PAT_LENGTH - 1)
+    return token[:keep]
+
+
 # A real-looking token cut short with an ellipsis, as documentation shows one.
 truncated_examples = st.builds(
-    lambda token, cut, dots: token[: max(4, len(token) * cut // 10)] + dots,
+    lambda token, cut, dots: _cut_short(token, cut) + dots,
     st.one_of(pats, bearer_credentials),
     st.integers(2, 8),
     st.sampled_from(["...", "…"]),
 )
+
+
+def _format_text(fmt_and_cred: tuple[object, str]) -> str | None:
+    from tests.scan.decoders.formats import Format
+
+    fmt, cred = fmt_and_cred
+    assert isinstance(fmt, Format)
+    _name, data = fmt.build(cred)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _text_formats() -> list[object]:
+    from tests.scan.decoders.formats import FORMATS
+
+    # The battery's text formats (archives and compressed files are bytes, not text).
+    return [f for f in FORMATS if f.name not in _BINARY_FORMATS]
+
+
+_BINARY_FORMATS = frozenset(["sqlite database row", "binary with ascii", "utf-16 inside a binary"])
+# One of the recall battery's formats carrying a random credential of the kind it carries,
+# as text; several joined by log-like lines (what `mask()` and the scanner read alike).
+format_texts = st.lists(
+    st.sampled_from(_text_formats())
+    .flatmap(
+        lambda f: st.tuples(
+            st.just(f),
+            pats if f.kind == "pat" else bearer_credentials,  # type: ignore[attr-defined]
+        )
+    )
+    .map(_format_text)
+    .filter(lambda t: t is not None),
+    min_size=1,
+    max_size=3,
+).map(lambda texts: "\nINFO next\n".join(t for t in texts if t is not None))

@@ -12,7 +12,7 @@ from typing import BinaryIO
 import click
 
 from hygiene.errors import EXIT_OK, InputError
-from hygiene.masking.stream import mask_stream
+from hygiene.masking.layered import check_input, mask_input
 from hygiene.safefile import is_descriptor_path, kind_of
 
 
@@ -23,6 +23,12 @@ def command(files: tuple[str, ...]) -> int:
 
     Streams in constant memory and flushes every line on pipes, so
     `tail -f app.log | hygiene mask` shows lines as they come.
+
+    Reads what the scanner reads: credentials in base64 and UTF-16 are masked, and UTF-16
+    text is written back in UTF-16. A gzip, bzip2 or xz file (known by its content) is
+    written decompressed, as zcat does (pipe to gzip to compress again), and stderr says
+    so; nothing of it is written unless all of it decodes. An archive (zip, jar, tar ...)
+    cannot be masked: exit status 2, nothing written.
     """
     return mask_files(files or ("-",), sys.stdout.buffer)
 
@@ -31,6 +37,7 @@ def mask_files(paths: Sequence[str], out: BinaryIO) -> int:
     """Mask each path (``-`` is standard input) onto ``out``; every path is checked first."""
     for path in paths:
         _check_readable(path)
+        _check_layers(path)
     try:
         for path in paths:
             _mask_one(path, out)
@@ -71,7 +78,9 @@ def _mask_one(path: str, out: BinaryIO) -> None:
     if path == "-":
         try:
             fd = sys.stdin.fileno()
-            mask_stream(lambda n: os.read(fd, n), out.write, out.flush)
+            mask_input(
+                lambda n: os.read(fd, n), out.write, out.flush, name="standard input", note=_note
+            )
         except (OSError, ValueError) as exc:  # a closed or unreadable descriptor 0
             if isinstance(exc, BrokenPipeError):
                 raise
@@ -83,8 +92,27 @@ def _mask_one(path: str, out: BinaryIO) -> None:
         raise InputError(f"{path}: {exc.strerror or exc}") from None
     with source:
         # Checked again on what was opened: the path may have been swapped since.
-        _check_kind(path, os.fstat(source.fileno()))
-        mask_stream(_reading(path, source.read), out.write, out.flush)
+        st = os.fstat(source.fileno())
+        _check_kind(path, st)
+        size = st.st_size if stat.S_ISREG(st.st_mode) else None
+        read = _reading(path, source.read)
+        mask_input(read, out.write, out.flush, name=path, size=size, note=_note)
+
+
+def _check_layers(path: str) -> None:
+    """A regular file's first bytes: an archive is refused before anything is written."""
+    if path == "-" or is_descriptor_path(path) or not stat.S_ISREG(os.stat(path).st_mode):
+        return  # a pipe is read once: checked as it is masked
+    try:
+        with open(path, "rb", buffering=0) as source:
+            if stat.S_ISREG(os.fstat(source.fileno()).st_mode):
+                check_input(_reading(path, source.read), path)
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _note(message: str) -> None:
+    click.echo(f"hygiene mask: {message}", err=True)
 
 
 def _reading(path: str, read: Callable[[int], bytes]) -> Callable[[int], bytes]:

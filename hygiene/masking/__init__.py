@@ -21,8 +21,11 @@ type, with its stack),
 :mod:`~hygiene.masking.install` (the ``Logger.makeRecord`` hook, handler filters, streams;
 :mod:`~hygiene.masking.captured`: loguru sinks and handlers that took the streams before),
 :mod:`~hygiene.masking.guard` (the ``sys.stdout`` / ``sys.stderr`` guard),
+:mod:`~hygiene.masking.decoded` (PATs in base64 and UTF-16, found by the scanner's decoders),
+:mod:`~hygiene.masking.pairs` (name/value pairs: HAR, Postman),
 :mod:`~hygiene.masking.structlog` and :mod:`~hygiene.masking.stream` (``hygiene mask``;
-:mod:`~hygiene.masking.lines`: the lines before a line, and frame variables).
+:mod:`~hygiene.masking.lines`: the lines before a line, and frame variables;
+:mod:`~hygiene.masking.layered`: compressed logs, UTF-16 text, archives refused).
 """
 
 from __future__ import annotations

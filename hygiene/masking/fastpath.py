@@ -26,6 +26,7 @@ import logging
 from collections.abc import Callable
 from typing import Final, Protocol
 
+from hygiene.masking.decoded import encoded_needles, may_hold_encoded
 from hygiene.masking.hints import CASED_HINTS as CASED_HINTS
 from hygiene.masking.hints import HINTS as HINTS
 from hygiene.masking.hints import hints_in
@@ -118,7 +119,11 @@ def redact_with(slow: Slow) -> Redact:
             ):
                 return slow(record, None)
             message = msg % args if args else msg  # what getMessage() renders
-            if len(message) < LONG and not hints_in(message, message.lower()):
+            if (
+                len(message) < LONG
+                and not hints_in(message, message.lower())
+                and not may_hold_encoded(message)
+            ):
                 _last_clean = (record, args, msg)
                 return True
         except Exception:  # a bad format, or an argument whose str() fails
@@ -133,8 +138,12 @@ try:
 except ImportError:  # built without a compiler: the Python twins run
     _C = None  # type: ignore[assignment]
 
-if _C is not None:  # the compiled pass looks for the rule table's hints, as the twin does
-    _C.set_hints(HINTS, CASED_HINTS)
+# What the compiled pass looks for as written: the rule table's cased hints, and the needles of
+# PATs in base64 and UTF-16 (the twin asks decoded.may_hold_encoded, which searches the same).
+EXACT_HINTS: Final = (*CASED_HINTS, *encoded_needles())
+
+if _C is not None:
+    _C.set_hints(HINTS, EXACT_HINTS)
 
 COMPILED: Final = _C is not None
 """Whether the compiled filter runs (the extension was built)."""

@@ -1,7 +1,11 @@
 """PATs in ``mask()``: ``pat_AIC_...`` and its URL-encoded form ``pat%5FAIC%5F...``.
 
-The first ``PRECISE_KEYS`` tokens of a text are judged one by one, as the detection core
-judges them (placeholders stay, a real token becomes its masked form, ``pat_AIC_…k3Xz``).
+The first ``PRECISE_KEYS`` tokens of a text are judged one by one: explicit placeholders stay
+(``pat_AIC_xxxxxxxx``, ``pat_AIC_${TOKEN}``, ``pat_AIC_EXAMPLE``: the core's
+``is_explicit_placeholder``), every other value becomes its masked form, ``pat_AIC_…k3Xz``.
+Masking errs toward hiding: a low-entropy body the scanner passes over as a typed stand-in
+(``pat_AIC_Ab3Ab3Ab3Ab3``) is hidden all the same, and so is a complete token followed by an
+ellipsis. Nothing the scanner reports survives.
 Past them, one dense pass (:data:`hygiene.masking.dense.PATS`) hides the rest unjudged and
 with no tail: a text with thousands of tokens costs one regex pass, not µs of Python each.
 """
@@ -17,6 +21,7 @@ from hygiene.masking.dense import PATS, Dense, dense_pass
 from hygiene.masking.keyvalues import PRECISE_KEYS
 from hygiene.masking.spans import Span
 from hygiene.ruletable import PAT_URLENCODED_PREFIX
+from hygiene.shapes import is_explicit_placeholder, url_decoded
 
 # The core's two PAT rules: plain, then URL-encoded.
 _PAT_RULE, _PAT_URLENCODED_RULE = (rule for rule in core.RULES if rule.type_id == core.AIC_PAT)
@@ -71,7 +76,7 @@ def _pat_masked_form(token: str, cred: str) -> str:
     masked = _VERDICTS.get(key)
     if masked is None:
         # The core judges at most MAX_TOKEN_LENGTH characters (its scanner's bound).
-        accepted = _PAT_RULE.accepts(cred[: core.MAX_TOKEN_LENGTH])
+        accepted = not is_explicit_placeholder(cred[: core.MAX_TOKEN_LENGTH])
         masked = core.masked_form(token) if accepted else ""
         if len(_VERDICTS) >= _MAX_VERDICTS:
             _VERDICTS.clear()
@@ -86,8 +91,8 @@ def urlencoded_pat_spans(text: str, found: list[Span]) -> int:
         if m is None:
             return len(text)
         end, cred = m.end(), m["cred"]
-        if _units(cred) >= core.MIN_SECRET_LENGTH and _PAT_URLENCODED_RULE.accepts(
-            cred[: core.MAX_TOKEN_LENGTH]
+        if _units(cred) >= core.MIN_SECRET_LENGTH and not is_explicit_placeholder(
+            url_decoded(cred[: core.MAX_TOKEN_LENGTH])
         ):
             # The masked form keeps the encoded prefix: a plain `pat_AIC_` here could join a
             # `pat_AIC_` just before it into a new match on a second pass.

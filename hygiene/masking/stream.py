@@ -25,10 +25,12 @@ from typing import Any, Final
 
 from hygiene.detection import ELLIPSIS
 from hygiene.masking import lines as context_lines
+from hygiene.masking.decoded import cased_needles, mask_mime_block
 from hygiene.masking.dense import Dense, dense_spans
+from hygiene.masking.pairs import mask_pair_block
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import mask, spans_before_pass
-from hygiene.ruletable import gate_hints
+from hygiene.ruletable import TABLE, gate_hints
 
 BLOCK: Final = 1 << 20
 MAX_LINE: Final = 8 << 20
@@ -43,7 +45,14 @@ _REACH: Final = 1024
 _HINTS: Final = (
     *(h.encode() for h in gate_hints(cased=False, skip=("userinfo",))[0]),
     *context_lines.FRAME_HINTS,
+    b"transfer-encoding",  # a MIME part's header: its base64 is read across lines
 )
+# What starts a name/value pair's keyword field (the core's pair rules' needles): only a
+# line holding one can begin a pair whose value lies on a later line.
+_PAIR_KEYS: Final = tuple(
+    needle for row in TABLE if row.name in ("pair", "pair-token") for needle in row.needles
+)
+# URLs are everywhere in logs; only those with a password in their userinfo need masking.
 _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
 # Hyperscan finds every hint in one pass; below this size the plain finds cost less.
 _HYPERSCAN_FROM: Final = 1 << 16
@@ -60,7 +69,12 @@ def mask_block(data: bytes, before: bytes = b"") -> bytes:
     ``before``: the lines read just before ``data`` (:func:`lines.tail`), read for the
     context they give the first lines of ``data`` (:mod:`hygiene.masking.lines`).
     """
-    lines = _with_context(data, _lines_with_hints(data), before)
+    hinted = _lines_with_hints(data)
+    across = _across_lines(data, hinted) if hinted else data
+    if across is not data:
+        data = across
+        hinted = _lines_with_hints(data)
+    lines = _with_context(data, hinted, before)
     if not lines:
         return data
     out: list[bytes] = []
@@ -74,6 +88,18 @@ def mask_block(data: bytes, before: bytes = b"") -> bytes:
         last = end
     out.append(data[last:])
     return b"".join(out)
+
+
+def _across_lines(data: bytes, lines: list[tuple[int, int]]) -> bytes:
+    """``data`` with what spans lines masked: a MIME part's base64 (its header is a hint) and
+    name/value pairs (an indented HAR: the keyword's line is a hint). Only the lines with a
+    hint are searched for either, not the whole block."""
+    low = [data[start:end].lower() for start, end in lines]
+    if any(b"transfer-encoding" in line for line in low):
+        data = mask_mime_block(data, mask)
+    if any(key in line for line in low for key in _PAIR_KEYS):
+        data = mask_pair_block(data)
+    return data
 
 
 def mask_line(line: bytes) -> bytes:
@@ -204,13 +230,15 @@ def _hint_database() -> Any:
 
     # The userinfo pattern without its bounds (a wider net; bounded repeats compile slowly).
     userinfo = rb"""://[^/\s:@'"<>]*:[^/\s@'"<>]+@"""
-    expressions = [re.escape(h) for h in _HINTS] + [userinfo]
+    # Hex escapes: an expression is a C string, which a NUL (the UTF-16 needle's) would end.
+    cased = [b"".join(b"\\x%02x" % byte for byte in n) for n in cased_needles()]
+    expressions = [re.escape(h) for h in _HINTS] + [userinfo, *cased]
     db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
     db.compile(
         expressions=expressions,
         ids=list(range(len(expressions))),
         elements=len(expressions),
-        flags=[hyperscan.HS_FLAG_CASELESS] * len(_HINTS) + [0],
+        flags=[hyperscan.HS_FLAG_CASELESS] * len(_HINTS) + [0] * (1 + len(cased)),
     )
     return db
 
@@ -228,6 +256,12 @@ def _lines_found(data: bytes) -> list[tuple[int, int]]:
         if _USERINFO.match(data, pos):
             pos = _note_line(data, pos, lines)
         pos = data.find(b"://", pos + 3)
+    if b"Q" in data or b"U" in data or b"Y" in data or b"\x00" in data:
+        for needle in cased_needles():  # encoded PATs (decoded.py): case-sensitive
+            pos = data.find(needle)
+            while pos != -1:
+                pos = _note_line(data, pos, lines)
+                pos = data.find(needle, pos)
     return sorted(lines.items())
 
 

@@ -13,6 +13,15 @@ What is masked:
   too), dict repr with either quote, ``(b'key', b'value')`` tuples, query strings, form bodies,
   ``key=value`` and ``Key: value`` lines.
 * The password of a URL's userinfo (``https://user:…@host``).
+* Credentials in name/value pairs (HAR, Postman, OpenAPI), through the core's rules
+  (:mod:`hygiene.masking.pairs`).
+* PATs the scanner finds inside encodings: a base64 run carrying one is re-encoded masked, a
+  UTF-16 fragment becomes its masked form in UTF-16 (:mod:`hygiene.masking.decoded`).
+
+Masking and the scanner agree one way: nothing the scanner reports survives ``mask()``
+(``tests/masking/test_agreement.py``). Masking errs toward hiding where the scanner errs
+toward precision: a bare ``Bearer <credential>``, a low-entropy ``pat_AIC_`` body and values
+of every sensitive key are hidden, not reported.
 
 Speed: a cheap case-insensitive substring gate runs first and only the rules whose hint is in
 the text run, anchored at the hint (measured in ``bench/mask_bench.py``). Linear time: every
@@ -24,16 +33,21 @@ replacement leaves behind matches again. ANSI colour codes are looked through.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from typing import Final
 
+from hygiene.detection import ELLIPSIS
 from hygiene.masking.context import context_spans
 from hygiene.masking.credentials import Covered, basic_spans, bearer_spans, userinfo_spans
+from hygiene.masking.decoded import encoded_spans
 from hygiene.masking.dense import Dense, dense_spans, dense_text, hidden_text, merged, with_dense
 from hygiene.masking.elements import element_spans
 from hygiene.masking.gate import has_hint
 from hygiene.masking.hints import KEY, hints_in
 from hygiene.masking.keyvalues import add_key_spans
+from hygiene.masking.pairs import may_hold_pair, pair_spans
 from hygiene.masking.pats import add_pat_spans
 from hygiene.masking.spans import Span, splice, through_hidden, without_overlaps
 from hygiene.masking.urlencoded import decoded_spans
@@ -98,7 +112,7 @@ def _found(text: str) -> _Found | None:
     """What the rules find in ``text`` (see :func:`_collect`); ``None`` when the gate finds
     no hint of a secret."""
     if len(text) >= LONG and has_hint(text) is False:
-        return None
+        return _encoded_only(text)
     if "\x1b" in text:
         return _spans_through_ansi(text), [], set(), None
     # The gate (hints.py, from the core's rule table): this runs on every log record, and
@@ -107,7 +121,15 @@ def _found(text: str) -> _Found | None:
     verdict = hints_in(text, low)
     if verdict:
         return _collect(text, low, has_key=verdict == KEY)
+    if "Q" in text or "U" in text or "Y" in text or "\x00" in text:  # decoded.GATE_CHARS
+        return _encoded_only(text)
     return None
+
+
+def _encoded_only(text: str) -> _Found | None:
+    """What the rules find in a text holding no hint: only encoded PATs can be there."""
+    spans = encoded_spans(text, mask)
+    return (spans, [], set(), None) if spans else None
 
 
 def find_spans(text: str, low: str | None = None, *, has_key: bool = True) -> list[Span]:
@@ -179,6 +201,9 @@ def _collect(
             spans.extend(bearer_spans(text, low, covered, dense))
         if "basic" in low:
             spans.extend(basic_spans(text, low, covered, dense))
+    _add_encoded(text, spans)
+    if has_key and may_hold_pair(low):
+        _add_uncovered(pair_spans(text), spans)
     if not userinfo:
         return spans, dense, set(), None
     spans.extend(userinfo)
@@ -189,6 +214,35 @@ def _undecoded_spans(text: str) -> list[Span]:
     """What every rule but the URL-decoded view masks in ``text`` (the decoded view itself)."""
     found = _collect(text, decode=False)
     return _spans(text, found)
+
+
+def _add_encoded(text: str, spans: list[Span]) -> None:
+    """Encoded PATs (:mod:`hygiene.masking.decoded`) joined to ``spans``: a run another rule
+    hides already (``Authorization: Basic ...``) is left to it, so a second pass finds that
+    rule's form, not a new base64 run to mask again. One that runs past another rule's value
+    (a run the decoders read on over a line break) is hidden whole with it, as ``…``: the
+    value rule would mask a re-encoded run again on a second pass."""
+    _add_uncovered(encoded_spans(text, mask), spans, overlapping=ELLIPSIS)
+
+
+def _add_uncovered(found: list[Span], spans: list[Span], overlapping: str | None = None) -> None:
+    """``found`` joined to ``spans``, but for a span one of ``spans`` holds whole (one sorted
+    pass and a binary search each: texts may hold thousands of either); ``overlapping``: the
+    replacement of one that overlaps some of ``spans`` (None: its own)."""
+    if not found:
+        return
+    ordered = sorted((s[0], s[1]) for s in spans)
+    starts = [start for start, _ in ordered]
+    reach = list(itertools.accumulate((end for _, end in ordered), max))
+    for span in found:
+        i = bisect.bisect_right(starts, span.end - 1) - 1  # the last that starts inside it
+        if i < 0 or reach[i] <= span.start:
+            spans.append(span)  # overlaps none
+            continue
+        j = bisect.bisect_right(starts, span.start) - 1
+        if j >= 0 and reach[j] >= span.end:
+            continue  # held whole by one of them
+        spans.append(span if overlapping is None else Span(span.start, span.end, overlapping))
 
 
 def _spans_through_ansi(text: str) -> list[Span]:

@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hygiene.masking import RedactingFilter, fastpath
+from hygiene.masking.decoded import may_hold_encoded
 from hygiene.masking.hints import hints_in
 from hygiene.masking.keys import KEY_HINTS
 from hygiene.masking.text import LONG
@@ -40,7 +41,12 @@ def _python_verdict(record: logging.LogRecord, plain: bool) -> str | None:
     """What the Python twin and the filter's judgement make of a record: "clean", the rendered
     message (a hint, or long), or None (not a plain record)."""
     message = fastpath.plain_message_py(record, plain)
-    if message is not None and len(message) < LONG and not hints_in(message, message.lower()):
+    if (
+        message is not None
+        and len(message) < LONG
+        and not hints_in(message, message.lower())
+        and not may_hold_encoded(message)
+    ):
         return "clean"
     return message
 
@@ -88,7 +94,7 @@ def compiled_hints() -> Iterator[object]:
     try:
         yield module
     finally:
-        module.set_hints(fastpath.HINTS, fastpath.CASED_HINTS)  # type: ignore[attr-defined]
+        module.set_hints(fastpath.HINTS, fastpath.EXACT_HINTS)  # type: ignore[attr-defined]
 
 
 @compiled
@@ -132,6 +138,45 @@ def test_hints_it_cannot_hold_leave_every_message_to_python(
     logger.warning("token %s", pat)
     guard.capture(sink.getvalue())
     assert sink.getvalue().splitlines()[0].endswith("user alice in")
+
+
+def test_the_compiled_pass_is_handed_the_scanners_base64_needles() -> None:
+    from hygiene.masking.decoded import encoded_needles
+    from hygiene.scan.decoders import b64
+
+    expected = [n.text.decode() for n in (*b64.NEEDLES, *b64.NESTED_NEEDLES)]
+    assert encoded_needles() == (*expected, "\x00")
+    source = (REPO_ROOT / "hygiene" / "masking" / "_fastpath.c").read_text()
+    assert not [needle for needle in expected if needle in source]  # none written in C
+    for needle in encoded_needles():
+        message = f"x {needle} y"
+        record = logging.LogRecord("t", logging.INFO, "p.py", 1, "%s", (message,), None)
+        assert fastpath.plain_message(record, False) == message  # Python judges it
+
+
+def test_a_record_carrying_a_base64_pat_alone_is_masked(guard: SecretGuard) -> None:
+    # No hint of a key, a scheme or `AIC`: only the decoders' needles point at it, in the
+    # filter's common case (a short plain message), compiled or not.
+    import base64
+    import io
+
+    pat = guard.pat()
+    out = io.StringIO()
+    logger = logging.getLogger("tests.fastpath.b64")
+    handler = logging.StreamHandler(out)
+    handler.addFilter(RedactingFilter())
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        for message in (base64.b64encode(pat.encode()).decode(), pat.encode("utf-16-le").decode()):
+            logger.warning("sent %s", message)
+    finally:
+        logger.removeHandler(handler)
+    guard.capture(out.getvalue())
+    assert pat not in out.getvalue()
+    assert base64.b64encode(pat.encode()).decode() not in out.getvalue()
+    assert pat.encode("utf-16-le").decode() not in out.getvalue()
+    assert out.getvalue().count("sent ") == 2
 
 
 def _spellings(word: str) -> list[str]:
@@ -189,6 +234,11 @@ _PIECES = st.sampled_from(
         "=",
         ":",
         "\x00",
+        "cGF0X0FJQ1",  # base64 of `pat_AIC_` (decoded.may_hold_encoded's needles)
+        "JoZEY5QlNVTm",
+        "Q",
+        "U",
+        "Y",
     ]
 ).flatmap(lambda w: st.sampled_from(_spellings(w)))
 _TEXT = st.lists(st.one_of(_PIECES, st.text(max_size=6)), max_size=12).map("".join)
