@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import secrets
+import select
 import subprocess
 import sys
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -141,6 +143,28 @@ def run_hygiene(
     if guard is not None:
         guard.capture(proc.stdout, proc.stderr)
     return proc
+
+
+# How long a test waits for a child before calling it hung: a guard, never a verdict (a loaded
+# machine may be slow; only a hang takes this long).
+SAFETY_TIMEOUT = 120.0
+
+
+def read_until(proc: subprocess.Popen[bytes], text: bytes, stream: str = "stderr") -> bytes:
+    """Read ``proc``'s stderr (or stdout) until ``text`` is in it: wait for a line the child
+    writes, never for a time. Returns what was read, for the caller to join with what
+    ``communicate`` reads after. Fails when the child ends first, or at the safety timeout."""
+    pipe = proc.stderr if stream == "stderr" else proc.stdout
+    assert pipe is not None
+    seen, deadline = b"", time.monotonic() + SAFETY_TIMEOUT
+    while text not in seen:
+        assert time.monotonic() < deadline, seen  # a guard against a hang, not a verdict
+        ready, _, _ = select.select([pipe], [], [], 1.0)
+        if ready:
+            chunk = os.read(pipe.fileno(), 4096)
+            assert chunk, seen  # the child ended without writing it
+            seen += chunk
+    return seen
 
 
 def git(repo: Path, *args: str, input: bytes | None = None) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -27,7 +26,7 @@ import pytest
 from hygiene.inventory import REVOKED, open_inventory
 from hygiene.revoke.pool import WORKERS
 from hygiene.testing import ControlPlane, RecordedRequest
-from tests.helpers import SecretGuard
+from tests.helpers import SAFETY_TIMEOUT, SecretGuard, read_until
 from tests.revoke.conftest import leak_pats
 
 IDS = 200
@@ -35,8 +34,7 @@ RATE, WINDOW = 5, 0.1  # the stand-in allows 5 requests per 0.1 s: 50/s in small
 SCRIPT = Path(sys.executable).parent / "revoke-leaked"
 # Requests the client may start between os.kill and the handler running (a few ms at RATE).
 SLACK = 2
-# Guards against a hang, never verdicts: a loaded machine may take long to get anywhere.
-SAFETY = 120.0
+SAFETY = SAFETY_TIMEOUT
 
 
 class Gate:
@@ -65,21 +63,6 @@ class Gate:
         with self._lock:
             self._released = True
         self._open.set()
-
-
-def read_until(proc: subprocess.Popen[bytes], text: bytes) -> bytes:
-    """Read the command's stderr until ``text`` is in it (the signal handler's line): what was
-    read, to be joined with what :func:`finish` reads after."""
-    assert proc.stderr is not None
-    seen, deadline = b"", time.monotonic() + SAFETY
-    while text not in seen:
-        assert time.monotonic() < deadline, seen  # a guard against a hang, not a verdict
-        ready, _, _ = select.select([proc.stderr], [], [], 1.0)
-        if ready:
-            chunk = os.read(proc.stderr.fileno(), 4096)
-            assert chunk, seen  # the command ended without saying it
-            seen += chunk
-    return seen
 
 
 @dataclass
