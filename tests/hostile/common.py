@@ -19,7 +19,7 @@ import pytest
 
 from hygiene.inventory import open_inventory
 from hygiene.testing.hostile import HostileServer
-from tests.helpers import SecretGuard
+from tests.helpers import SecretGuard, inventoried_pats, run_hygiene
 
 DEADLINE = 4.0
 # Longer than run_hygiene's 120 s safety timeout: only the command's own deadline ends a fault
@@ -43,6 +43,16 @@ def hostile_server() -> HostileServer:
     return HostileServer(hold=HOLD)
 
 
+def revoke_ids(
+    guard: SecretGuard, env: dict[str, str], *ids: str, as_json: bool = True
+) -> subprocess.CompletedProcess[bytes]:
+    """``revoke-leaked --token-id ID... [--format json] --yes`` as a real process (the guard
+    gets its output)."""
+    args = [arg for token_id in ids for arg in ("--token-id", token_id)]
+    fmt = ["--format", "json"] if as_json else []
+    return run_hygiene(guard, *args, *fmt, "--yes", env=env, prog="revoke-leaked")
+
+
 def one_error_line(proc: subprocess.CompletedProcess[bytes]) -> str:
     lines = [line for line in proc.stderr.decode().splitlines() if line.strip()]
     errors = [line for line in lines if ": error: " in line]
@@ -55,13 +65,8 @@ def one_error_line(proc: subprocess.CompletedProcess[bytes]) -> str:
 
 def leak(server: HostileServer, tmp_path: Path, guard: SecretGuard, org: str = "org_main") -> str:
     """A live PAT on the server, recorded in the inventory; returns its id."""
-    pat, value = server.state.create_pat(server.email, org, "leaked", ["safes:read"], 30)
-    guard.remember(value)
-    with open_inventory(tmp_path / "inventory.sqlite3") as inventory:
-        inventory.add(
-            pat.token_id, value, name="leaked", scopes=pat.scopes, expires_at=None, org_id=org
-        )
-    return pat.token_id
+    [(token_id, _)] = inventoried_pats(server, tmp_path / "inventory.sqlite3", guard, 1, org=org)
+    return token_id
 
 
 def states(tmp_path: Path) -> dict[str, str]:

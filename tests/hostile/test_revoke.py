@@ -20,7 +20,7 @@ from hygiene.testing.misbehaviours import (
     redirect,
     throttle,
 )
-from tests.helpers import SecretGuard, run_hygiene
+from tests.helpers import SecretGuard
 from tests.hostile.common import (
     SLOW,
     ended_in_time,
@@ -28,6 +28,7 @@ from tests.hostile.common import (
     hostile_server,
     leak,
     one_error_line,
+    revoke_ids,
     states,
 )
 
@@ -53,16 +54,7 @@ def test_revoke_leaked_ids_under_faults(
         guard.remember(server.password)
         token_id = leak(server, tmp_path, guard)
         server.set_fault("revoke", fault)
-        proc = run_hygiene(
-            guard,
-            "--token-id",
-            token_id,
-            "--format",
-            "json",
-            "--yes",
-            env=env_for(server, tmp_path),
-            prog="revoke-leaked",
-        )
+        proc = revoke_ids(guard, env_for(server, tmp_path), token_id)
         live = not server.state.pat(token_id).revoked
         steps = server.steps()
     result = ended_in_time(proc)
@@ -80,16 +72,7 @@ def test_revoke_leaked_json_not_found_is_done(tmp_path: Path, guard: SecretGuard
         guard.remember(server.password)
         token_id = leak(server, tmp_path, guard)
         server.set_fault("revoke", not_found())
-        proc = run_hygiene(
-            guard,
-            "--token-id",
-            token_id,
-            "--format",
-            "json",
-            "--yes",
-            env=env_for(server, tmp_path),
-            prog="revoke-leaked",
-        )
+        proc = revoke_ids(guard, env_for(server, tmp_path), token_id)
     assert proc.returncode == 0, proc.stderr
     (result,) = json.loads(proc.stdout)["results"]
     assert result["status"] == "not_found"
@@ -111,14 +94,7 @@ def test_revoke_leaked_reports_the_failing_step(
         guard.remember(server.password)
         token_id = leak(server, tmp_path, guard)
         server.set_fault(step, fault)
-        proc = run_hygiene(
-            guard,
-            "--token-id",
-            token_id,
-            "--yes",
-            env=env_for(server, tmp_path),
-            prog="revoke-leaked",
-        )
+        proc = revoke_ids(guard, env_for(server, tmp_path), token_id, as_json=False)
     assert proc.returncode == 2
     assert one_error_line(proc).startswith(f"{step}")
     assert states(tmp_path)[token_id] == "active"
@@ -129,16 +105,7 @@ def test_revoke_leaked_prints_results_when_logout_fails(tmp_path: Path, guard: S
         guard.remember(server.password)
         token_id = leak(server, tmp_path, guard)
         server.set_fault("logout", fail(500))
-        proc = run_hygiene(
-            guard,
-            "--token-id",
-            token_id,
-            "--format",
-            "json",
-            "--yes",
-            env=env_for(server, tmp_path),
-            prog="revoke-leaked",
-        )
+        proc = revoke_ids(guard, env_for(server, tmp_path), token_id)
         revoked = server.state.pat(token_id).revoked
     assert revoked
     (result,) = json.loads(proc.stdout)["results"]

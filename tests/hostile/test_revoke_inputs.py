@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hygiene.detection import fingerprint, masked_form
-from hygiene.inventory import open_inventory
 from hygiene.testing.hostile import HostileServer
 from hygiene.testing.misbehaviours import Misbehaviour, Stall, html, throttle
-from tests.helpers import SecretGuard, run_hygiene
+from tests.helpers import SecretGuard, inventoried_pats, run_hygiene, scan_report, seen_as
 from tests.hostile.common import SLOW, ended_in_time, env_for, hostile_server, states
 
 # The report's stall is the command's one real-time case; the scan reaches the same requests.
@@ -27,33 +25,12 @@ CASES: list[object] = [
 
 
 def _leak(server: HostileServer, tmp_path: Path, guard: SecretGuard) -> tuple[str, str]:
-    pat, value = server.state.create_pat(server.email, "org_main", "leaked", ["safes:read"], 30)
-    guard.remember(value)
-    with open_inventory(tmp_path / "inventory.sqlite3") as inventory:
-        inventory.add(
-            pat.token_id,
-            value,
-            name="leaked",
-            scopes=pat.scopes,
-            expires_at=None,
-            org_id="org_main",
-        )
-    return pat.token_id, value
+    [made] = inventoried_pats(server, tmp_path / "inventory.sqlite3", guard, 1)
+    return made
 
 
 def _report(tmp_path: Path, value: str) -> Path:
-    finding = {
-        "path": "app.log",
-        "line": 1,
-        "column": 1,
-        "type": "aic-pat",
-        "masked": masked_form(value),
-        "fingerprint": fingerprint(value),
-        "commit": None,
-    }
-    report = tmp_path / "leaks.json"
-    report.write_text(json.dumps({"findings": [finding]}), encoding="utf-8")
-    return report
+    return scan_report(tmp_path / "leaks.json", [seen_as(value)])
 
 
 def _inputs(kind: str, tmp_path: Path, value: str) -> list[str]:
