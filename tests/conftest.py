@@ -32,6 +32,16 @@ settings.load_profile(
 )
 
 
+# Conftest hooks run newest first: tests/masking/realworld/conftest.py marks its items before
+# this one runs, and pytest's -m selection runs after both.
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The real-library battery is slow too: ``-m "not slow"``, the fast selection, leaves out
+    every test that costs long (CI runs them all: plain ``python -m pytest``)."""
+    for item in items:
+        if item.get_closest_marker("realworld") is not None:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture
 def guard() -> Iterator[SecretGuard]:
     """Make secrets with ``guard.pat()``; every output given to ``guard.capture`` is checked."""

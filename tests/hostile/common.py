@@ -5,8 +5,10 @@
 
 No verdict here reads a clock: a faulted server holds each connection for :data:`HOLD`, far past
 :func:`tests.helpers.run_hygiene`'s safety timeout, so a command its deadline does not end is
-killed there and the test fails, however slow or loaded the machine. The real-time stalls each
-cost the whole deadline, so all but one per command carry the ``slow`` mark (see :data:`SLOW`).
+killed there and the test fails, however slow or loaded the machine. The real-time faults each
+cost the whole deadline, so all but one per command carry the ``slow`` mark (see :data:`SLOW`):
+the one kept is a trickle, which only the wall-clock deadline ends (httpx's read timeout would
+end a stall by itself, 15 s on, well within the safety timeout).
 """
 
 from __future__ import annotations

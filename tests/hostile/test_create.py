@@ -25,10 +25,10 @@ from tests.helpers import SecretGuard, run_hygiene
 from tests.hostile.common import SLOW, env_for, hostile_server, one_error_line
 
 CREATE_FAULTS: list[object] = [
-    ("login", Stall(), r"^login: (no answer in time|the command's deadline passed)"),
     pytest.param(
-        "login", Trickle(), r"^login: (no answer in time|the command's deadline passed)", marks=SLOW
+        "login", Stall(), r"^login: (no answer in time|the command's deadline passed)", marks=SLOW
     ),
+    ("login", Trickle(), r"^login: (no answer in time|the command's deadline passed)"),
     ("login", Raw(), r"^login: RemoteProtocolError"),
     ("memberships", html(200), r"^memberships: HTTP 200 \(not the service's JSON: text/html\)"),
     pytest.param("memberships", Stall(), r"^memberships: ", marks=SLOW),

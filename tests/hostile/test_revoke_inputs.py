@@ -9,17 +9,19 @@ from pathlib import Path
 import pytest
 
 from hygiene.testing.hostile import HostileServer
-from hygiene.testing.misbehaviours import Misbehaviour, Stall, html, throttle
+from hygiene.testing.misbehaviours import Misbehaviour, Stall, Trickle, html, throttle
 from tests.helpers import SecretGuard, inventoried_pats, run_hygiene, scan_report, seen_as
 from tests.hostile.common import SLOW, ended_in_time, env_for, hostile_server, states
 
-# The report's stall is the command's one real-time case; the scan reaches the same requests.
+# Each real-time case is slow: revoke-leaked's one in the fast selection is the trickled
+# --token-id run of test_revoke.py (the report and the scan reach the same requests).
 CASES: list[object] = [
-    ("report", Stall()),
+    pytest.param("report", Trickle(), marks=SLOW),
+    pytest.param("report", Stall(), marks=SLOW),
     pytest.param("scan", Stall(), marks=SLOW),
     ("report", html(404)),
     ("scan", html(404)),
-    ("report", throttle("nan")),
+    pytest.param("report", throttle("nan"), marks=SLOW),
     pytest.param("scan", throttle("nan"), marks=SLOW),
 ]
 
@@ -70,6 +72,7 @@ def test_reports_and_scans_under_faults_end_in_time_and_mark_nothing_unconfirmed
     assert steps[-1] == "logout"
 
 
+@SLOW  # revoke-leaked's real-time case in the fast selection is in test_revoke.py
 def test_a_leaked_session_against_a_stalled_service_ends_failed_in_time(
     tmp_path: Path, guard: SecretGuard
 ) -> None:
