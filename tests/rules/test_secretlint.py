@@ -19,6 +19,9 @@ from hygiene.detection import PAT_PREFIX, find_secrets
 from hygiene.rules import export
 from tests.helpers import SecretGuard
 
+# The real secretlint, installed from the npm registry: the fast selection leaves it to CI.
+pytestmark = pytest.mark.slow
+
 SECRETLINT = "12.0.0"
 PACKAGES = (f"secretlint@{SECRETLINT}", f"@secretlint/secretlint-rule-pattern@{SECRETLINT}")
 
