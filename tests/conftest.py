@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import secrets
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests.helpers import DEEP_EXAMPLES, SecretGuard, git
+from hygiene.testing import ControlPlane
+from tests.helpers import DEEP_EXAMPLES, SecretGuard, Watch, git, start_watch_process
 
 # The stand-in's fixtures (control_plane, hostile_server), enabled the way a user's suite does:
 # installing the package loads no pytest plugin into anyone's test session.
@@ -29,6 +30,16 @@ settings.register_profile(
 settings.load_profile(
     os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
 )
+
+
+# Conftest hooks run newest first: tests/masking/realworld/conftest.py marks its items before
+# this one runs, and pytest's -m selection runs after both.
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The real-library battery is slow too: ``-m "not slow"``, the fast selection, leaves out
+    every test that costs long (CI runs them all: plain ``python -m pytest``)."""
+    for item in items:
+        if item.get_closest_marker("realworld") is not None:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture
@@ -111,3 +122,46 @@ def inventory_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "inventory.sqlite3")
     return str(request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def inventory(tmp_path: Path) -> Path:
+    """Where the test's SQLite inventory lives (``start_watch`` points the watcher at it)."""
+    return tmp_path / "inventory.sqlite3"
+
+
+@pytest.fixture
+def watch_processes(guard: SecretGuard, tmp_path: Path) -> Iterator[Callable[..., Watch]]:
+    """``start(*args, env=..., stdin=None)``: a ``hygiene watch --format json ARGS`` in
+    tmp_path with exactly ``env`` (see :func:`tests.helpers.start_watch_process`); whichever
+    still runs at teardown is killed."""
+    running: list[Watch] = []
+
+    def start(*args: str, env: dict[str, str], stdin: int | None = None) -> Watch:
+        watch = start_watch_process(args, cwd=tmp_path, env=env, guard=guard, stdin=stdin)
+        running.append(watch)
+        return watch
+
+    yield start
+    for watch in running:
+        if watch.proc.poll() is None:
+            watch.proc.kill()
+            watch.proc.wait()
+
+
+@pytest.fixture
+def start_watch(
+    control_plane: ControlPlane,
+    inventory: Path,
+    guard: SecretGuard,
+    watch_processes: Callable[..., Watch],
+) -> Callable[..., Watch]:
+    """``start(*args, env=None, stdin=None)``: a watcher against the stand-in, on the
+    ``inventory`` fixture's file; ``env`` adds to the environment."""
+    guard.remember(control_plane.password)
+    base = {**os.environ, **control_plane.env(), "HYGIENE_INVENTORY": str(inventory)}
+
+    def start(*args: str, env: dict[str, str] | None = None, stdin: int | None = None) -> Watch:
+        return watch_processes(*args, env={**base, **(env or {})}, stdin=stdin)  # type: ignore[no-any-return]
+
+    return start

@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tests.helpers import SAFETY_TIMEOUT
+
 COLUMNS = 160
 
 
@@ -70,7 +72,8 @@ class Screen:
     def text(self) -> str:
         return bytes(self.data).decode("utf-8", "replace")
 
-    def wait_for(self, condition: Callable[[str], bool], timeout: float = 20) -> None:
+    def wait_for(self, condition: Callable[[str], bool], timeout: float = SAFETY_TIMEOUT) -> None:
+        """Until ``condition(screen)``; past ``timeout`` (a hang, never a verdict) it fails."""
         deadline = time.monotonic() + timeout
         while not condition(self.text):
             assert time.monotonic() < deadline, f"never happened; screen: {self.text[-500:]!r}"
@@ -79,7 +82,7 @@ class Screen:
     def type(self, data: bytes) -> None:
         os.write(self.master, data)
 
-    def finish(self, timeout: float = 30) -> int:
+    def finish(self, timeout: float = SAFETY_TIMEOUT) -> int:
         """Wait for the exit (kill it past ``timeout``); its exit status."""
         deadline = time.monotonic() + timeout
         while True:

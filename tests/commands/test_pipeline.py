@@ -200,7 +200,7 @@ def test_fake_server_prints_how_to_connect_without_the_password(tmp_path: Path) 
         lines = [proc.stdout.readline().decode() for _ in range(5)]
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        proc.wait(timeout=120)  # a guard against a hang, not a verdict
     password = password_file.read_text().strip()
     assert lines[0].startswith("stand-in control plane at http://127.0.0.1:")
     assert "AIC_EMAIL=demo@example.test" in lines[2]

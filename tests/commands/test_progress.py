@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import os
 import pty
 import re
@@ -223,8 +224,12 @@ def test_say_goes_above_an_active_line(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TERM", "xterm")
     screen = Terminal()
     progress = ItemProgress(3)
-    with drawing(screen, ItemFrames("verifying", progress, "tokens")):
-        deadline = time.monotonic() + 5
+    # The frames' clock moves 0.05 s a reading, however slow the machine: the first frame
+    # says "0 s" even when the drawing thread gets the processor late.
+    ticks = itertools.count()
+    frames = ItemFrames("verifying", progress, "tokens", clock=lambda: next(ticks) * 0.05)
+    with drawing(screen, frames):
+        deadline = time.monotonic() + 60  # a guard against a hang, not a verdict
         while "verifying" not in screen.getvalue():
             assert time.monotonic() < deadline
             time.sleep(0.01)

@@ -1,9 +1,11 @@
 """Signals against the installed ``revoke-leaked``: a real process, real ``os.kill``, mid-run on
 hundreds of ids against a rate-limited stand-in.
 
-Each test synchronises on the server's request count (never on sleeps) before signalling, then
-checks what the issue asks: no request after the signal but those in flight, every confirmed
-revocation recorded, no session left alive (except after SIGKILL), exit 130 / 143.
+Each test synchronises on events, never on sleeps or elapsed time: the stand-in holds its
+answers once 40 DELETEs arrived (:class:`Gate`), the test signals and reads the line the
+command's handler writes, and only then lets the answers go. Then it checks what the issue asks:
+no request after the signal but those in flight, every confirmed revocation recorded, no
+session left alive (except after SIGKILL), exit 130 / 143.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +26,7 @@ import pytest
 from hygiene.inventory import REVOKED, open_inventory
 from hygiene.revoke.pool import WORKERS
 from hygiene.testing import ControlPlane, RecordedRequest
-from tests.helpers import SecretGuard
+from tests.helpers import SAFETY_TIMEOUT, SecretGuard, read_until
 from tests.revoke.conftest import leak_pats
 
 IDS = 200
@@ -31,6 +34,35 @@ RATE, WINDOW = 5, 0.1  # the stand-in allows 5 requests per 0.1 s: 50/s in small
 SCRIPT = Path(sys.executable).parent / "revoke-leaked"
 # Requests the client may start between os.kill and the handler running (a few ms at RATE).
 SLACK = 2
+SAFETY = SAFETY_TIMEOUT
+
+
+class Gate:
+    """Holds the stand-in's answers (the service has acted; the client is not told yet) from
+    the ``at``-th DELETE on, until released: the run cannot get further while a test signals."""
+
+    def __init__(self, at: int = 40) -> None:
+        self.at = at
+        self.closed = threading.Event()
+        self._open = threading.Event()
+        self._open.set()
+        self._deletes = 0
+        self._released = False
+        self._lock = threading.Lock()
+
+    def pass_through(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._deletes += request.method == "DELETE"
+            if self._deletes >= self.at and not (self.closed.is_set() or self._released):
+                self.closed.set()
+                self._open.clear()
+        self._open.wait(SAFETY)
+
+    def release(self) -> None:
+        """Let every held answer go, and hold none from now on."""
+        with self._lock:
+            self._released = True
+        self._open.set()
 
 
 @dataclass
@@ -40,6 +72,7 @@ class Run:
     ids: list[str]
     ids_file: Path
     arrivals: list[tuple[float, RecordedRequest]]
+    gate: Gate
 
     def start(self) -> subprocess.Popen[bytes]:
         env = {
@@ -56,7 +89,7 @@ class Run:
         return [r for t, r in list(self.arrivals) if r.method == "DELETE" and t > after]
 
     def wait_for(self, condition: Callable[[], bool], proc: subprocess.Popen[bytes]) -> None:
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + SAFETY  # a guard against a hang, not a verdict
         while not condition():
             assert proc.poll() is None, proc.stderr.read() if proc.stderr else b""
             assert time.monotonic() < deadline, "the run never got that far"
@@ -75,27 +108,32 @@ class Run:
 
 
 @pytest.fixture
-def run(control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard) -> Run:
+def run(control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard) -> Iterator[Run]:
     inventory = tmp_path / "inventory.sqlite3"
     ids = [leak.token_id for leak in leak_pats(control_plane, inventory, guard, IDS)]
     ids_file = tmp_path / "ids.txt"
     ids_file.write_text("\n".join(ids) + "\n", encoding="utf-8")
     arrivals: list[tuple[float, RecordedRequest]] = []
     record = control_plane.record
+    gate = Gate()
 
     def stamped(request: RecordedRequest) -> None:
         arrivals.append((time.monotonic(), request))
         record(request)
+        gate.pass_through(request)
 
     control_plane.record = stamped  # type: ignore[method-assign]
     control_plane.switches.set_rate_limit(RATE, window=WINDOW)
-    return Run(control_plane, inventory, ids, ids_file, arrivals)
+    yield Run(control_plane, inventory, ids, ids_file, arrivals, gate)
+    gate.release()  # no stand-in thread is left waiting
 
 
-def finish(proc: subprocess.Popen[bytes], guard: SecretGuard) -> tuple[dict[str, object], str]:
-    out, err = proc.communicate(timeout=20)
-    guard.capture(out, err)
-    return json.loads(out), err.decode()
+def finish(
+    proc: subprocess.Popen[bytes], guard: SecretGuard, said: bytes = b""
+) -> tuple[dict[str, object], str]:
+    out, err = proc.communicate(timeout=SAFETY)
+    guard.capture(out, said + err)
+    return json.loads(out), (said + err).decode()
 
 
 def check_stopped(run: Run, doc: dict[str, object], signalled_at: float) -> None:
@@ -124,10 +162,12 @@ def test_a_signal_stops_sending_records_and_logs_out(
     run: Run, guard: SecretGuard, sig: signal.Signals, code: int
 ) -> None:
     proc = run.start()
-    run.wait_for(lambda: len(run.deletes()) >= 40, proc)
-    signalled_at = time.monotonic()
+    run.wait_for(run.gate.closed.is_set, proc)
     os.kill(proc.pid, sig)
-    doc, err = finish(proc, guard)
+    said = read_until(proc, b"stopping: no new requests")
+    signalled_at = time.monotonic()  # the handler has run: nothing new may start from here
+    run.gate.release()
+    doc, err = finish(proc, guard, said)
     assert proc.returncode == code, err
     assert f"interrupted by {sig.name}" in err
     assert "Traceback" not in err
@@ -137,14 +177,15 @@ def test_a_signal_stops_sending_records_and_logs_out(
 
 def test_a_second_ctrl_c_still_logs_out(run: Run, guard: SecretGuard) -> None:
     proc = run.start()
-    run.wait_for(lambda: len(run.deletes()) >= 40, proc)
-    run.plane.switches.delay = 1.0  # from now on every answer (the logout too) takes 1 s
+    run.wait_for(run.gate.closed.is_set, proc)  # the answers in flight are held
+    os.kill(proc.pid, signal.SIGINT)
+    said = read_until(proc, b"stopping: no new requests")
     signalled_at = time.monotonic()
+    assert proc.poll() is None  # still waiting for the held answers
     os.kill(proc.pid, signal.SIGINT)
-    time.sleep(0.3)  # inside the 1 s: the process is waiting for answers or logging out
-    assert proc.poll() is None
-    os.kill(proc.pid, signal.SIGINT)
-    doc, err = finish(proc, guard)
+    said += read_until(proc, b"still stopping")
+    run.gate.release()
+    doc, err = finish(proc, guard, said)
     assert proc.returncode == 130, err
     assert "still stopping" in err
     check_stopped(run, doc, signalled_at)
@@ -153,6 +194,7 @@ def test_a_second_ctrl_c_still_logs_out(run: Run, guard: SecretGuard) -> None:
 def test_sigkill_loses_at_most_what_was_in_flight_and_a_rerun_finishes(
     run: Run, guard: SecretGuard
 ) -> None:
+    run.gate.release()  # this run is killed mid-way, held by nothing
     proc = run.start()
     run.wait_for(lambda: len(run.deletes()) >= 40, proc)
     # A quiet moment with every answer so far recorded (on a loaded machine the recording
@@ -160,7 +202,7 @@ def test_sigkill_loses_at_most_what_was_in_flight_and_a_rerun_finishes(
     # what is answered from here on.
     run.wait_for(lambda: run.is_quiet() and run.revoked_on_server() <= run.marked(), proc)
     proc.kill()
-    _, err = proc.communicate(timeout=10)
+    _, err = proc.communicate(timeout=SAFETY)
     guard.capture(err)
     unrecorded = run.revoked_on_server() - run.marked()
     assert len(unrecorded) <= WORKERS  # answered but not yet committed: at most those in flight

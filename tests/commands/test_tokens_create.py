@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
-import time
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from hygiene.detection import PAT_PREFIX, fingerprint
 from hygiene.inventory import ACTIVE, open_inventory
-from hygiene.testing import ControlPlane
-from tests.helpers import SecretGuard, run_hygiene
+from hygiene.testing import ControlPlane, RecordedRequest
+from tests.helpers import SAFETY_TIMEOUT, SecretGuard, read_until, run_hygiene
 
 ARGS = ("tokens", "create", "--name", "ci", "--scope", "safes:read", "--days", "5")
 
@@ -75,24 +77,46 @@ def _start(plane: ControlPlane, inventory: Path) -> subprocess.Popen[bytes]:
     )
 
 
-def _wait_for(plane: ControlPlane, path: str, proc: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 10
-    while not any(r.path.endswith(path) for r in plane.requests):
-        assert proc.poll() is None
-        assert time.monotonic() < deadline
-        time.sleep(0.005)
+@contextlib.contextmanager
+def held_answer(plane: ControlPlane, path: str) -> Iterator[threading.Event]:
+    """Hold the stand-in's answer to the first request to ``path`` (the service has acted on
+    it) until the block ends; the event is set once it is held: the request is in flight."""
+    held, release = threading.Event(), threading.Event()
+    record = plane.record
+
+    def holding(request: RecordedRequest) -> None:
+        record(request)
+        if request.path.endswith(path) and not held.is_set():
+            held.set()
+            release.wait(SAFETY_TIMEOUT)
+
+    plane.record = holding  # type: ignore[method-assign]
+    try:
+        yield held
+    finally:
+        release.set()
+
+
+def _signal_in_flight(
+    plane: ControlPlane, path: str, proc: subprocess.Popen[bytes], sig: signal.Signals
+) -> bytes:
+    """Signal ``proc`` while its request to ``path`` is in flight, and let the answer go once
+    the handler has said it is stopping; what it wrote to stderr so far."""
+    with held_answer(plane, path) as held:
+        while not held.wait(1.0):
+            assert proc.poll() is None, "the run ended before the request"
+        proc.send_signal(sig)
+        return read_until(proc, b"stopping")
 
 
 def test_ctrl_c_while_creating_still_prints_records_and_logs_out(
     control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard
 ) -> None:
     guard.remember(control_plane.password)
-    control_plane.switches.delay = 0.5  # every answer takes 0.5 s: the creation is in flight
     proc = _start(control_plane, tmp_path / "inv.sqlite3")
-    _wait_for(control_plane, "/org/memberships", proc)  # answered: the creation is next
-    time.sleep(0.2)  # inside the creation's 0.5 s
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=20)
+    said = _signal_in_flight(control_plane, "/api-tokens", proc, signal.SIGINT)
+    out, err = proc.communicate(timeout=SAFETY_TIMEOUT)
+    err = said + err
     for line in out.decode().splitlines():
         guard.remember(line)
     guard.capture(err)
@@ -109,11 +133,10 @@ def test_ctrl_c_before_creating_creates_nothing(
     control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard
 ) -> None:
     guard.remember(control_plane.password)
-    control_plane.switches.delay = 0.5
     proc = _start(control_plane, tmp_path / "inv.sqlite3")
-    _wait_for(control_plane, "/auth/login", proc)  # answered: memberships in flight
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=20)
+    said = _signal_in_flight(control_plane, "/org/memberships", proc, signal.SIGTERM)
+    out, err = proc.communicate(timeout=SAFETY_TIMEOUT)
+    err = said + err
     guard.capture(out, err)
     assert proc.returncode == 143, err
     assert out == b""

@@ -22,27 +22,27 @@ from hygiene.testing.misbehaviours import (
 )
 from tests.helpers import SecretGuard
 from tests.hostile.common import (
-    DEADLINE,
-    SLACK,
+    SLOW,
     ended_in_time,
     env_for,
+    hostile_server,
     leak,
     one_error_line,
+    revoke_ids,
     states,
-    timed,
 )
 
-REVOKE_FAULTS: list[tuple[Misbehaviour, str]] = [
+REVOKE_FAULTS: list[object] = [
     (proxy_404(), "failed"),
     (html(404), "failed"),
     (fail(500), "failed"),
     (redirect("http://127.0.0.1:9/x"), "failed"),
     (HugeBody(404), "failed"),
     (Trickle(), "failed"),
-    (Stall(), "failed"),
-    (throttle("1"), "failed"),
-    (throttle("-5"), "failed"),
-    (throttle("nan"), "failed"),
+    pytest.param(Stall(), "failed", marks=SLOW),
+    pytest.param(throttle("1"), "failed", marks=SLOW),
+    pytest.param(throttle("-5"), "failed", marks=SLOW),
+    pytest.param(throttle("nan"), "failed", marks=SLOW),
 ]
 
 
@@ -50,23 +50,14 @@ REVOKE_FAULTS: list[tuple[Misbehaviour, str]] = [
 def test_revoke_leaked_ids_under_faults(
     fault: Misbehaviour, status: str, tmp_path: Path, guard: SecretGuard
 ) -> None:
-    with HostileServer(hold=30) as server:
+    with hostile_server() as server:
         guard.remember(server.password)
         token_id = leak(server, tmp_path, guard)
         server.set_fault("revoke", fault)
-        proc, seconds = timed(
-            guard,
-            "--token-id",
-            token_id,
-            "--format",
-            "json",
-            "--yes",
-            env=env_for(server, tmp_path),
-            prog="revoke-leaked",
-        )
+        proc = revoke_ids(guard, env_for(server, tmp_path), token_id)
         live = not server.state.pat(token_id).revoked
         steps = server.steps()
-    result = ended_in_time(proc, seconds)
+    result = ended_in_time(proc)
     assert result.get("status", status) == status
     # the inventory says revoked only when the service confirmed it: a fault that never reached
     # the service leaves the token live and "active"; one that did (a trickled answer) may
@@ -81,16 +72,7 @@ def test_revoke_leaked_json_not_found_is_done(tmp_path: Path, guard: SecretGuard
         guard.remember(server.password)
         token_id = leak(server, tmp_path, guard)
         server.set_fault("revoke", not_found())
-        proc, _ = timed(
-            guard,
-            "--token-id",
-            token_id,
-            "--format",
-            "json",
-            "--yes",
-            env=env_for(server, tmp_path),
-            prog="revoke-leaked",
-        )
+        proc = revoke_ids(guard, env_for(server, tmp_path), token_id)
     assert proc.returncode == 0, proc.stderr
     (result,) = json.loads(proc.stdout)["results"]
     assert result["status"] == "not_found"
@@ -98,25 +80,21 @@ def test_revoke_leaked_json_not_found_is_done(tmp_path: Path, guard: SecretGuard
 
 @pytest.mark.parametrize(
     ("step", "fault"),
-    [("login", Stall()), ("login", Trickle()), ("memberships", html(200))],
+    [
+        pytest.param("login", Stall(), marks=SLOW),
+        pytest.param("login", Trickle(), marks=SLOW),
+        ("memberships", html(200)),
+    ],
     ids=repr,
 )
 def test_revoke_leaked_reports_the_failing_step(
     step: str, fault: Misbehaviour, tmp_path: Path, guard: SecretGuard
 ) -> None:
-    with HostileServer(hold=30) as server:
+    with hostile_server() as server:
         guard.remember(server.password)
         token_id = leak(server, tmp_path, guard)
         server.set_fault(step, fault)
-        proc, seconds = timed(
-            guard,
-            "--token-id",
-            token_id,
-            "--yes",
-            env=env_for(server, tmp_path),
-            prog="revoke-leaked",
-        )
-    assert seconds < DEADLINE + SLACK
+        proc = revoke_ids(guard, env_for(server, tmp_path), token_id, as_json=False)
     assert proc.returncode == 2
     assert one_error_line(proc).startswith(f"{step}")
     assert states(tmp_path)[token_id] == "active"
@@ -127,16 +105,7 @@ def test_revoke_leaked_prints_results_when_logout_fails(tmp_path: Path, guard: S
         guard.remember(server.password)
         token_id = leak(server, tmp_path, guard)
         server.set_fault("logout", fail(500))
-        proc, _ = timed(
-            guard,
-            "--token-id",
-            token_id,
-            "--format",
-            "json",
-            "--yes",
-            env=env_for(server, tmp_path),
-            prog="revoke-leaked",
-        )
+        proc = revoke_ids(guard, env_for(server, tmp_path), token_id)
         revoked = server.state.pat(token_id).revoked
     assert revoked
     (result,) = json.loads(proc.stdout)["results"]

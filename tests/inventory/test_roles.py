@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,15 @@ from tests.helpers import REPO_ROOT, SecretGuard, run_hygiene
 
 DOC = REPO_ROOT / "docs" / "team-inventory.md"
 LOGINS = ("aic_owner", "ci_creator", "oncall_responder", "watch_sidecar")
+# Roles and databases belong to the whole server: two test runs sharing one (CI's) would drop
+# each other's. Every name the page's SQL gives is made this run's own with a suffix.
+RUN = "_" + secrets.token_hex(4)
+_NAMES = re.compile(r"\b(aic_tokens|aic_creators|aic_responders|" + "|".join(LOGINS) + r")\b")
+
+
+def own(sql: str) -> str:
+    """``sql`` with the page's role and database names made this run's own."""
+    return _NAMES.sub(lambda m: m.group(1) + RUN, sql)
 
 
 def _sql_blocks() -> list[list[str]]:
@@ -28,9 +38,9 @@ def _sql_blocks() -> list[list[str]]:
 
 def _drop_all(conn: object) -> None:
     run = conn.execute  # type: ignore[attr-defined]
-    run("DROP DATABASE IF EXISTS aic_tokens WITH (FORCE)")
+    run(own("DROP DATABASE IF EXISTS aic_tokens WITH (FORCE)"))
     for role in (*LOGINS, "aic_creators", "aic_responders"):
-        run(f"DROP ROLE IF EXISTS {role}")
+        run(own(f"DROP ROLE IF EXISTS {role}"))
 
 
 @pytest.fixture(scope="module")
@@ -43,17 +53,17 @@ def team(postgres_server: tuple[str, str]) -> Iterator[dict[str, str]]:
     with psycopg.connect(admin, password=password, autocommit=True) as conn:
         _drop_all(conn)
         for statement in superuser_block:
-            conn.execute(statement)
+            conn.execute(own(statement))
         for role in LOGINS:
-            conn.execute(f"ALTER ROLE {role} PASSWORD '{password}'")
+            conn.execute(own(f"ALTER ROLE {role} PASSWORD '{password}'"))
     host = admin.split("@", 1)[1].rsplit("/", 1)[0]
-    urls = {role: f"postgresql://{role}@{host}/aic_tokens" for role in LOGINS}
+    urls = {role: own(f"postgresql://{role}@{host}/aic_tokens") for role in LOGINS}
     env = {"HYGIENE_INVENTORY": urls["aic_owner"], "PGPASSWORD": password}
     proc = run_hygiene(None, "inventory", "migrate", env=env)
     assert proc.returncode == 0, proc.stderr
     with psycopg.connect(urls["aic_owner"], password=password, autocommit=True) as conn:
         for statement in owner_block:
-            conn.execute(statement)
+            conn.execute(own(statement))
     yield {**urls, "password": password}
     with psycopg.connect(admin, password=password, autocommit=True) as conn:
         _drop_all(conn)

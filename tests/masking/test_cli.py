@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.helpers import SecretGuard, run_hygiene
+from tests.helpers import SAFETY_TIMEOUT, SecretGuard, run_hygiene
 
 
 def test_stdin_to_stdout_masked_rest_byte_for_byte(guard: SecretGuard) -> None:
@@ -82,13 +82,13 @@ def test_each_line_comes_back_before_eof_like_tail_f(guard: SecretGuard) -> None
             pat = guard.pat()
             proc.stdin.write(f"GET /x?token={pat} 200\n".encode())
             proc.stdin.flush()
-            line = _read_line(proc.stdout.fileno(), time.monotonic() + 20)
+            line = _read_line(proc.stdout.fileno(), time.monotonic() + SAFETY_TIMEOUT)
             outputs.append(line)
             assert line.startswith(b"GET /x?token=pat_AIC_\xe2\x80\xa6")
             assert line.endswith(b" 200\n")
     finally:
         proc.stdin.close()
-        proc.wait(timeout=20)
+        proc.wait(timeout=SAFETY_TIMEOUT)
         outputs.append(proc.stdout.read())
         outputs.append(proc.stderr.read())
         proc.stdout.close()

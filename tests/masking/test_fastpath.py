@@ -360,6 +360,7 @@ TWIN_RUN = [
 
 
 @pytest.mark.skipif(PURE, reason="this is the twin's run")
+@pytest.mark.slow  # a nested pytest run of the masking tests
 def test_the_filter_passes_its_tests_without_the_extension(tmp_path: Path) -> None:
     done = subprocess.run(
         [

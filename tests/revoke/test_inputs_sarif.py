@@ -14,31 +14,14 @@ from hygiene.errors import InputError
 from hygiene.inventory import open_inventory
 from hygiene.revoke.inputs import load_report
 from hygiene.testing import ControlPlane
-from tests.helpers import SecretGuard, run_hygiene
+from tests.helpers import SecretGuard, inventoried_pats, run_hygiene
 
 FP = "sha256:" + "c" * 64
 
 
 def leak_values(plane: ControlPlane, inventory: Path, guard: SecretGuard, count: int) -> list[str]:
     """``count`` live PATs recorded in ``inventory``; their values (remembered by the guard)."""
-    guard.remember(plane.password)
-    values = []
-    with open_inventory(inventory) as inv:
-        for n in range(count):
-            pat, value = plane.state.create_pat(
-                plane.email, "org_main", f"s{n}", ["safes:read"], 30
-            )
-            guard.remember(value)
-            inv.add(
-                pat.token_id,
-                value,
-                name=pat.name,
-                scopes=pat.scopes,
-                expires_at=None,
-                org_id="org_main",
-            )
-            values.append(value)
-    return values
+    return [value for _, value in inventoried_pats(plane, inventory, guard, count, names="s")]
 
 
 def sarif(results: list[object]) -> dict[str, object]:

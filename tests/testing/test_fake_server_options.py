@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.helpers import run_hygiene
+from tests.helpers import SAFETY_TIMEOUT, run_hygiene
 
 
 @pytest.mark.parametrize(
@@ -63,12 +63,14 @@ def test_a_fault_runs_the_hostile_server_on_the_given_port() -> None:
         assert proc.stdout is not None
         first = proc.stdout.readline().decode()
         assert first.startswith(f"hostile control plane at http://127.0.0.1:{port}")
-        answer = httpx.post(f"http://127.0.0.1:{port}/api/v1/auth/login", json={}, timeout=5)
+        answer = httpx.post(
+            f"http://127.0.0.1:{port}/api/v1/auth/login", json={}, timeout=SAFETY_TIMEOUT
+        )
         assert answer.status_code == 200
         assert answer.headers["content-type"] == "text/html"
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=10)
+        proc.communicate(timeout=SAFETY_TIMEOUT)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
@@ -86,7 +88,7 @@ def test_a_stop_deletes_the_password_file_it_made_up(signum: signal.Signals) -> 
         assert path.read_text().strip()
     finally:
         proc.send_signal(signum)
-        _out, err = proc.communicate(timeout=10)
+        _out, err = proc.communicate(timeout=SAFETY_TIMEOUT)
     assert proc.returncode == 0
     assert b"stopped" in err
     assert b"Traceback" not in err

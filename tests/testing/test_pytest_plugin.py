@@ -109,9 +109,17 @@ def _service_suite(
     )
 
 
+# Each case is two nested pytest runs: the fast selection keeps the first (CI runs all).
+NESTED = pytest.mark.slow
+
+
 @pytest.mark.parametrize(
     "conftest",
-    [None, "", "import hygiene\nimport hygiene.testing\n"],
+    [
+        None,
+        pytest.param("", marks=NESTED),
+        pytest.param("import hygiene\nimport hygiene.testing\n", marks=NESTED),
+    ],
     ids=["no-conftest", "empty-conftest", "imports-the-package"],
 )
 def test_a_service_suite_gets_no_fixture_without_opting_in(

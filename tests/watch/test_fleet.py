@@ -5,39 +5,25 @@ from __future__ import annotations
 
 import os
 import queue
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from hygiene.inventory import REVOKED, open_inventory
 from hygiene.testing import ControlPlane
-from tests.helpers import SecretGuard
-from tests.watch.test_watch_cli import Watch
+from tests.helpers import SecretGuard, Watch, start_watch_process
 
 SIDECARS = 3
 LEAKS = 4
 
 
 def _start(env: dict[str, str], log: Path, guard: SecretGuard, cwd: Path) -> Watch:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "hygiene", "watch", "--format", "json", "--revoke", str(log)],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    watch = Watch(proc, guard)
-    watch.start_reading()
-    watch.started()
-    return watch
+    return start_watch_process(["--revoke", str(log)], cwd=cwd, env=env, guard=guard)
 
 
 def _event(watch: Watch) -> dict[str, object]:
     try:
-        return watch.next_event(timeout=60)
+        return watch.next_event()
     except queue.Empty:
         raise AssertionError(b"".join(watch.stderr).decode()) from None
 

@@ -3,112 +3,18 @@ plane on loopback, real signals. Every byte it prints is checked for secrets."""
 
 from __future__ import annotations
 
-import json
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-
-import pytest
 
 from hygiene.detection import fingerprint
 from hygiene.inventory import REVOKED, open_inventory
 from hygiene.testing import ControlPlane
-from tests.helpers import SecretGuard
+from tests.helpers import SAFETY_TIMEOUT, SecretGuard, append
 
 API = "/api/v1"
-
-
-@dataclass
-class Watch:
-    """A running `hygiene watch --format json`, its events read as they come."""
-
-    proc: subprocess.Popen[bytes]
-    guard: SecretGuard
-    events: queue.Queue[dict[str, object]] = field(default_factory=queue.Queue)
-    stderr: list[bytes] = field(default_factory=list)
-
-    def start_reading(self) -> None:
-        assert self.proc.stdout is not None
-        assert self.proc.stderr is not None
-        threading.Thread(target=self._read_events, daemon=True).start()
-        threading.Thread(target=self._read_errors, daemon=True).start()
-
-    def _read_events(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.guard.capture(line)
-            self.events.put(json.loads(line))
-
-    def _read_errors(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            self.guard.capture(line)
-            self.stderr.append(line)
-
-    def started(self, timeout: float = 30) -> None:
-        deadline = time.monotonic() + timeout
-        while not any(b"following" in line for line in self.stderr):
-            assert time.monotonic() < deadline, b"".join(self.stderr)
-            assert self.proc.poll() is None, b"".join(self.stderr)
-            time.sleep(0.02)
-
-    def next_event(self, timeout: float = 15) -> dict[str, object]:
-        return self.events.get(timeout=timeout)
-
-    def no_event(self, wait: float = 0.6) -> None:
-        with pytest.raises(queue.Empty):
-            self.events.get(timeout=wait)
-
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        self.proc.send_signal(sig)
-        return self.proc.wait(timeout=30)
-
-
-@pytest.fixture
-def inventory(tmp_path: Path) -> Path:
-    return tmp_path / "inventory.sqlite3"
-
-
-@pytest.fixture
-def watch_env(control_plane: ControlPlane, inventory: Path, guard: SecretGuard) -> dict[str, str]:
-    guard.remember(control_plane.password)
-    return {**os.environ, **control_plane.env(), "HYGIENE_INVENTORY": str(inventory)}
-
-
-@pytest.fixture
-def start_watch(
-    watch_env: dict[str, str], guard: SecretGuard, tmp_path: Path
-) -> Iterator[Callable[..., Watch]]:
-    running: list[Watch] = []
-
-    def start(*args: str, stdin: int | None = None) -> Watch:
-        cmd = [sys.executable, "-m", "hygiene", "watch", "--format", "json", *args]
-        proc = subprocess.Popen(
-            cmd,
-            cwd=tmp_path,
-            env=watch_env,
-            stdin=stdin if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        watch = Watch(proc, guard)
-        watch.start_reading()
-        watch.started()
-        running.append(watch)
-        return watch
-
-    yield start
-    for watch in running:
-        if watch.proc.poll() is None:
-            watch.proc.kill()
-            watch.proc.wait()
 
 
 def _leak_pat(plane: ControlPlane, inventory: Path, guard: SecretGuard, name: str) -> str:
@@ -117,11 +23,6 @@ def _leak_pat(plane: ControlPlane, inventory: Path, guard: SecretGuard, name: st
     with open_inventory(inventory) as inv:
         inv.add(pat.token_id, value, name=name, scopes=pat.scopes, expires_at=None)
     return value
-
-
-def _append(path: Path, text: str) -> None:
-    with path.open("a", encoding="utf-8") as f:
-        f.write(text)
 
 
 def _live_sessions(plane: ControlPlane) -> int:
@@ -135,7 +36,7 @@ def test_a_pat_appended_is_revoked_and_the_watcher_logs_out_on_sigterm(
     log.write_text("2026-11-22 INFO start\n")
     value = _leak_pat(control_plane, inventory, guard, "leaked")
     watch = start_watch("app.log", "--revoke")
-    _append(log, f"2026-11-22 DEBUG retry url=https://pam/x?token={value}\n")
+    append(log, f"2026-11-22 DEBUG retry url=https://pam/x?token={value}\n")
     event = watch.next_event()
     assert (event["status"], event["action"], event["line"]) == ("revoked", "revoke", 2)
     assert event["fingerprint"] == fingerprint(value)
@@ -157,7 +58,7 @@ def test_a_session_token_appended_is_logged_out_with_itself(
     leaked, _ = control_plane.state.login(control_plane.email, control_plane.password)  # type: ignore[misc]
     guard.remember(leaked)
     watch = start_watch("app.log", "--revoke")
-    _append(log, f"DEBUG headers={{'Authorization': 'Bearer {leaked}'}}\n")
+    append(log, f"DEBUG headers={{'Authorization': 'Bearer {leaked}'}}\n")
     event = watch.next_event()
     assert (event["action"], event["status"]) == ("logout", "logged_out")
     assert control_plane.state.authenticate(leaked) is None
@@ -171,14 +72,14 @@ def test_rotation_truncation_and_late_files_are_followed(
     log.write_text("")
     values = [_leak_pat(control_plane, inventory, guard, f"t{n}") for n in range(4)]
     watch = start_watch("app.log", "late.log", "--revoke")
-    _append(log, f"a {values[0]}\n")
+    append(log, f"a {values[0]}\n")
     assert watch.next_event()["status"] == "revoked"
     os.rename(log, tmp_path / "app.log.1")  # rotation by rename
     log.write_text(f"b {values[1]}\n")
     assert (watch.next_event()["status"], "app.log") == ("revoked", "app.log")
     with log.open("r+b") as f:  # copytruncate
         f.truncate(0)
-    _append(log, f"c {values[2]}\n")
+    append(log, f"c {values[2]}\n")
     event = watch.next_event()
     assert (event["status"], event["line"]) == ("revoked", 1)
     late.write_text(f"d {values[3]}\n")  # created after start
@@ -199,7 +100,7 @@ def test_standard_input_is_watched_until_it_ends(
     event = watch.next_event()
     assert (event["path"], event["status"]) == ("<stdin>", "revoked")
     os.close(write_fd)
-    assert watch.proc.wait(timeout=30) == 0
+    assert watch.proc.wait(timeout=SAFETY_TIMEOUT) == 0
 
 
 def test_placeholders_and_unknown_pats_cause_no_action_and_no_crash(
@@ -210,10 +111,10 @@ def test_placeholders_and_unknown_pats_cause_no_action_and_no_crash(
     unknown = guard.pat()
     watch = start_watch("app.log", "--revoke")
     control_plane.clear_requests()
-    _append(log, "token=pat_AIC_xxxxxxxxxxxx Authorization: Bearer ${TOKEN}\n")
-    watch.no_event()
-    _append(log, f"x {unknown}\n")
-    event = watch.next_event()
+    append(log, "token=pat_AIC_xxxxxxxxxxxx Authorization: Bearer ${TOKEN}\n")
+    append(log, f"x {unknown}\n")
+    event = watch.next_event()  # the first event: the placeholders before it made none
+    assert event["fingerprint"] == fingerprint(unknown)
     assert (event["status"], event["token_id"]) == ("unresolved", None)
     assert not [r for r in control_plane.requests if r.method == "DELETE"]
     assert watch.proc.poll() is None
@@ -227,7 +128,7 @@ def test_a_restart_with_state_does_nothing_twice(
     log.write_text("")
     value = _leak_pat(control_plane, inventory, guard, "once")
     watch = start_watch("app.log", "--revoke", "--state", "watch.state")
-    _append(log, f"a {value}\n")
+    append(log, f"a {value}\n")
     assert watch.next_event()["status"] == "revoked"
     assert watch.stop() == 0
     state = (tmp_path / "watch.state").read_text()
@@ -235,8 +136,8 @@ def test_a_restart_with_state_does_nothing_twice(
     assert fingerprint(value) in state
     control_plane.clear_requests()
     again = start_watch("app.log", "--revoke", "--state", "watch.state", "--from-start")
-    _append(log, f"b {value}\n")
-    again.no_event(1.0)
+    append(log, f"b {value}\n")
+    again.nothing_until(log)
     assert not [r for r in control_plane.requests if r.method == "DELETE"]
     assert again.stop() == 0
 

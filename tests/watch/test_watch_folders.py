@@ -8,10 +8,8 @@ import json
 import os
 import queue
 import signal
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,43 +17,16 @@ import pytest
 from hygiene.detection import fingerprint
 from hygiene.watch.folder import Folder
 from hygiene.watch.seen import path_key
-from tests.helpers import SecretGuard
-from tests.watch.test_watch_cli import Watch
+from tests.helpers import SAFETY_TIMEOUT, SecretGuard, Watch, append
 
 Start = Callable[..., Watch]
 
 
 @pytest.fixture
-def start(tmp_path: Path, guard: SecretGuard) -> Iterator[Start]:
+def start(watch_processes: Start) -> Start:
     """Start a report-only `hygiene watch --format json ARGS` in tmp_path."""
-    running: list[Watch] = []
     env = {k: v for k, v in os.environ.items() if not k.startswith("AIC_")}
-
-    def run(*args: str) -> Watch:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "hygiene", "watch", "--format", "json", *args],
-            cwd=tmp_path,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        watch = Watch(proc, guard)
-        watch.start_reading()
-        watch.started()
-        running.append(watch)
-        return watch
-
-    yield run
-    for watch in running:
-        if watch.proc.poll() is None:
-            watch.proc.kill()
-            watch.proc.wait()
-
-
-def _append(path: Path, text: str) -> None:
-    with path.open("a", encoding="utf-8") as f:
-        f.write(text)
+    return lambda *args: watch_processes(*args, env=env)  # type: ignore[no-any-return]
 
 
 def _events(watch: Watch, count: int) -> dict[str, dict[str, object]]:
@@ -63,14 +34,14 @@ def _events(watch: Watch, count: int) -> dict[str, dict[str, object]]:
     found = {}
     for _ in range(count):
         try:
-            event = watch.next_event(timeout=30)
+            event = watch.next_event()
         except queue.Empty:
             raise AssertionError(b"".join(watch.stderr).decode()) from None
         found[str(event["fingerprint"])] = event
     return found
 
 
-def _positions_written(state: Path, files: list[Path], timeout: float = 60) -> None:
+def _positions_written(state: Path, files: list[Path], timeout: float = SAFETY_TIMEOUT) -> None:
     """Wait until the state holds each file's position at its end (written once a second)."""
     want = {path_key(str(p)): p.stat().st_size for p in files}
     deadline = time.monotonic() + timeout
@@ -97,11 +68,11 @@ def test_a_folder_reports_what_is_appended_to_files_old_new_and_nested(
     watch = start("logs")
     assert "(1 file(s))" in _stderr(watch)
     leaks = [guard.pat() for _ in range(4)]
-    _append(old, f"appended {leaks[0]}\n")
+    append(old, f"appended {leaks[0]}\n")
     (logs / "new.log").write_text(f"created after start {leaks[1]}\n")
     (logs / "deep" / "er").mkdir(parents=True)  # folders made after start, nested
     (logs / "deep" / "er" / "x.log").write_text(f"line one\nnested {leaks[2]}\n")
-    _append(logs / "new.log", f"then appended {leaks[3]}\n")
+    append(logs / "new.log", f"then appended {leaks[3]}\n")
     events = _events(watch, 4)
     assert set(events) == {fingerprint(v) for v in leaks}
     where = {(e["path"], e["line"]) for e in events.values()}
@@ -111,7 +82,7 @@ def test_a_folder_reports_what_is_appended_to_files_old_new_and_nested(
         (os.path.join("logs", "new.log"), 2),
         (os.path.join("logs", "deep", "er", "x.log"), 2),
     }
-    watch.no_event()  # the line there before the start stays unreported
+    watch.nothing_until(old)  # the line there before the start stays unreported
     assert watch.stop() == 0
     guard.check()
 
@@ -128,13 +99,15 @@ def test_a_folder_never_follows_links_nor_reads_fifos(
     (logs / "link.log").symlink_to(secret_file)  # a link to a file: not followed
     (logs / "dir").symlink_to(outside, target_is_directory=True)  # nor to a folder
     os.mkfifo(logs / "pipe.log")  # a FIFO with no writer: never opened (never a hang)
-    _append(secret_file, f"not ours {guard.pat()}\n")
+    append(secret_file, f"not ours {guard.pat()}\n")
     (outside / "later.log").write_text(f"not ours either {guard.pat()}\n")
     leak = guard.pat()
     (logs / "real.log").write_text(f"ours {leak}\n")
     events = _events(watch, 1)
     assert set(events) == {fingerprint(leak)}
-    watch.no_event(1.5)  # over a listing: nothing through the links
+    # two listings later, still nothing through the links
+    watch.nothing_until(logs / "marker1.log")
+    watch.nothing_until(logs / "marker2.log")
     assert watch.stop() == 0
     guard.check()
 
@@ -162,16 +135,16 @@ def test_a_restart_with_state_reads_what_was_appended_while_down(
     inside.write_text("start\n")
     first = start("app.log", "logs", "--state", "watch.state")
     seen_before = [guard.pat(), guard.pat()]
-    _append(named, f"seen {seen_before[0]}\n")
-    _append(inside, f"seen {seen_before[1]}\n")
+    append(named, f"seen {seen_before[0]}\n")
+    append(inside, f"seen {seen_before[1]}\n")
     assert set(_events(first, 2)) == {fingerprint(v) for v in seen_before}
     if stop == signal.SIGKILL:
         _positions_written(tmp_path / "watch.state", [named, inside])
     first.proc.send_signal(stop)
-    first.proc.wait(timeout=30)
+    first.proc.wait(timeout=SAFETY_TIMEOUT)
     down = [guard.pat() for _ in range(3)]
-    _append(named, f"while down {down[0]}\n")
-    _append(inside, f"while down {down[1]}\n")
+    append(named, f"while down {down[0]}\n")
+    append(inside, f"while down {down[1]}\n")
     (logs / "sub").mkdir()
     (logs / "sub" / "born.log").write_text(f"created while down {down[2]}\n")
     again = start("app.log", "logs", "--state", "watch.state")
@@ -180,7 +153,8 @@ def test_a_restart_with_state_reads_what_was_appended_while_down(
     lines = {e["path"]: e["line"] for e in events.values()}
     assert lines["app.log"] == 3
     assert lines[os.path.join("logs", "in.log")] == 3
-    again.no_event()  # nothing seen before is reported twice
+    again.nothing_until(tmp_path / "app.log")  # nothing seen before is reported twice
+    again.nothing_until(logs / "in.log")
     assert again.stop() == 0
     state = (tmp_path / "watch.state").read_text()
     guard.capture(state)
@@ -196,7 +170,7 @@ def test_a_file_replaced_or_shrunk_while_down_is_read_from_its_start(
     log.write_text("one\n")
     first = start("app.log", "--state", "watch.state")
     seen = guard.pat()
-    _append(log, f"a fairly long line so that the file is longer afterwards {seen}\n")
+    append(log, f"a fairly long line so that the file is longer afterwards {seen}\n")
     _events(first, 1)
     assert first.stop() == 0
     leak = guard.pat()
@@ -218,13 +192,16 @@ def test_a_partial_line_at_stop_is_read_whole_after_a_restart(
 ) -> None:
     log = tmp_path / "app.log"
     log.write_text("")
-    first = start("app.log", "--state", "watch.state")
+    other = tmp_path / "other.log"
+    other.write_text("")
+    first = start("app.log", "other.log", "--state", "watch.state")
     leak = guard.pat()
     half = len(leak) // 2
-    _append(log, f"token={leak[:half]}")  # no newline yet: held, not scanned
-    first.no_event(1.5)
+    append(log, f"token={leak[:half]}")  # no newline yet: held, not scanned
+    first.nothing_until(other)  # two polls later, the half line still held
+    first.nothing_until(other)
     assert first.stop() == 0
-    _append(log, f"{leak[half:]} done\n")
+    append(log, f"{leak[half:]} done\n")
     again = start("app.log", "--state", "watch.state")
     event = next(iter(_events(again, 1).values()))
     assert (event["fingerprint"], event["line"]) == (fingerprint(leak), 1)
@@ -241,8 +218,9 @@ def test_a_deleted_files_last_partial_line_is_scanned(
     log.write_text("")
     watch = start("logs")
     leak = guard.pat()
-    _append(log, f"last words {leak}")  # no newline: held until the file ends
-    watch.no_event(1.5)
+    append(log, f"last words {leak}")  # no newline: held until the file ends
+    watch.nothing_until(logs / "marker1.log")  # two listings later, still held
+    watch.nothing_until(logs / "marker2.log")
     log.unlink()
     event = next(iter(_events(watch, 1).values()))
     assert (event["fingerprint"], event["line"]) == (fingerprint(leak), 1)
