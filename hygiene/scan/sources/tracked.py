@@ -19,6 +19,7 @@ import stat
 
 from hygiene.errors import InputError
 from hygiene.gitcmd import git_output
+from hygiene.safefile import open_checked
 from hygiene.scan.sources.files import Excluder, FileTarget, identity_of
 
 MAX_DEPTH = 16
@@ -165,7 +166,7 @@ def _gitdir(path: str) -> tuple[str | None, str]:
     if not stat.S_ISREG(mode):
         return None, "its .git is not a file or folder, not followed"
     try:
-        fd = os.open(dotgit, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = open_checked(dotgit, cap=None).fd
         try:
             text = os.read(fd, _GITFILE_CAP)
         finally:
