@@ -99,3 +99,56 @@ def test_a_failed_revocation_releases_the_claim_for_another_try(
     third = Claims(location, "c", sleep=waited.append)
     assert third.once(fp, lambda: Result("t", fp, FAILED)).status == DONE
     assert waited == []  # the outcome was there already: no waiting
+
+
+@pytest.mark.parametrize("failing", ["claim", "settle", "outcome"])
+def test_a_transient_inventory_error_neither_doubles_a_delete_nor_loses_the_outcome(
+    failing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # SQLite shared by processes now and then answers a write with "disk I/O error": a claim
+    # failing once made a watcher act alone (a second DELETE of the token), a settlement
+    # failing once left the others waiting a minute to report the leak failed, and a read of
+    # the outcome failing once ended the wait at once, reported failed.
+    from hygiene.errors import InputError
+    from hygiene.inventory import Inventory, parse_location
+    from hygiene.revoke.plan import REVOKED, Result
+    from hygiene.watch.claims import Claims
+
+    location = parse_location(str(tmp_path / "inv.sqlite3"))
+    with open_inventory(location):
+        pass
+    real = getattr(Inventory, failing)
+    calls: list[str] = []
+
+    def once_broken(self: Inventory, *args: object, **kwargs: object) -> object:
+        calls.append(failing)
+        if len(calls) == 1:
+            raise InputError("token inventory: disk I/O error")
+        return real(self, *args, **kwargs)
+
+    fp = "sha256:" + "d" * 64
+    acted: list[str] = []
+    waited: list[float] = []
+
+    def holder_settles(seconds: float) -> None:  # while "c" waits, "a" records its outcome
+        waited.append(seconds)
+        with open_inventory(location) as inventory:
+            Inventory.settle(inventory, fp, "a", REVOKED)
+
+    if failing == "outcome":
+        with open_inventory(location) as inventory:
+            assert inventory.claim(fp, "a") == (True, None)
+        monkeypatch.setattr(Inventory, failing, once_broken)
+        waiting = Claims(location, "c", sleep=holder_settles)
+        result = waiting.once(fp, lambda: acted.append("c") or Result("t", fp, REVOKED))
+        assert (result.status, acted) == (REVOKED, [])
+        assert calls == ["outcome", "outcome"]  # read again after the failed read
+        return
+    monkeypatch.setattr(Inventory, failing, once_broken)
+    first = Claims(location, "a", sleep=waited.append)
+    second = Claims(location, "b", sleep=waited.append)
+    assert first.once(fp, lambda: acted.append("a") or Result("t", fp, REVOKED)).status == REVOKED
+    assert second.once(fp, lambda: acted.append("b") or Result("t", fp, REVOKED)).status == REVOKED
+    assert acted == ["a"]  # one DELETE
+    assert calls[:2] == [failing, failing]  # tried again after the failure
+    assert waited == [0.2]  # after one pause; "b" found the outcome recorded at once
