@@ -19,11 +19,11 @@ import bisect
 import functools
 import itertools
 import re
-import threading
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 from hygiene.detection import ELLIPSIS
+from hygiene.hyperscan_db import CASELESS, Compiled, compile_all
 from hygiene.masking import lines as context_lines
 from hygiene.masking.dense import Dense, dense_spans
 from hygiene.masking.spans import Span, splice
@@ -47,7 +47,6 @@ _HINTS: Final = (
 _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
 # Hyperscan finds every hint in one pass; below this size the plain finds cost less.
 _HYPERSCAN_FROM: Final = 1 << 16
-_SCRATCH: Final = threading.local()
 # Past one hint per this many bytes of a block, lines are found by plain searches instead.
 _DENSE_HINTS: Final = 256
 # Characters a token or credential may go on with past a cut.
@@ -170,9 +169,8 @@ def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
     """Where hints end in ``data``, all found in one SIMD pass; None without Hyperscan, or
     when hints are dense (more than one per ``_DENSE_HINTS`` bytes: a Python call per hint
     would cost more than the plain finds, which skip to the end of each line they hit)."""
-    try:
-        db, scratch, terminated = _hyperscan()
-    except Exception:  # no wheel for this platform, or it does not load: the Python finds
+    db = _hint_database()
+    if db is None:  # no wheel for this platform, or it does not load: the Python finds
         return None
     ends: list[int] = []
     limit = len(data) // _DENSE_HINTS
@@ -181,38 +179,15 @@ def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
         ends.append(end)
         return len(ends) > limit  # True ends the scan
 
-    try:
-        db.scan(data, match_event_handler=collect, scratch=scratch)
-    except terminated:
-        return None
-    return ends
-
-
-def _hyperscan() -> tuple[Any, Any, Any]:
-    local = _SCRATCH.__dict__
-    if "pair" not in local:  # a scratch space per thread (the guard writes from any thread)
-        import hyperscan
-
-        db = _hint_database()
-        local["pair"] = (db, hyperscan.Scratch(db), hyperscan.ScanTerminated)
-    return local["pair"]  # type: ignore[no-any-return]
+    return None if db.scan(data, collect) else ends
 
 
 @functools.cache
-def _hint_database() -> Any:
-    import hyperscan
-
+def _hint_database() -> Compiled | None:
     # The userinfo pattern without its bounds (a wider net; bounded repeats compile slowly).
     userinfo = rb"""://[^/\s:@'"<>]*:[^/\s@'"<>]+@"""
     expressions = [re.escape(h) for h in _HINTS] + [userinfo]
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    db.compile(
-        expressions=expressions,
-        ids=list(range(len(expressions))),
-        elements=len(expressions),
-        flags=[hyperscan.HS_FLAG_CASELESS] * len(_HINTS) + [0],
-    )
-    return db
+    return compile_all(expressions, [CASELESS] * len(_HINTS) + [0])
 
 
 def _lines_found(data: bytes) -> list[tuple[int, int]]:
