@@ -13,11 +13,11 @@ from typing import BinaryIO
 
 from hygiene.errors import UsageError
 from hygiene.progress import ScanProgress
-from hygiene.scan.context import Notice, ScanContext
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.allowlines import Searcher
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
+from hygiene.scan.scancontext import Notice, ScanContext
 from hygiene.scan.sources.files import Excluder, check_usage, collect_paths
 from hygiene.scan.sources.one_file import scan_stream
 from hygiene.scan.sources.runner import merge, scan_targets
@@ -66,7 +66,7 @@ class ScanRequest:
 
     def context(self) -> ScanContext:
         """How this request's sources read every input (built once, see
-        :class:`~hygiene.scan.context.ScanContext`)."""
+        :class:`~hygiene.scan.scancontext.ScanContext`)."""
         return ScanContext(
             chunk_size=self.chunk_size,
             limits=self.limits,

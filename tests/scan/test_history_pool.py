@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from hygiene.scan.context import ScanContext
 from hygiene.scan.findings import Finding
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources import blobpool, history
 from hygiene.scan.sources.blobs import BatchResult
 from hygiene.scan.sources.scope import resolve

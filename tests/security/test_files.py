@@ -161,9 +161,9 @@ def test_a_symlink_swapped_in_after_the_walk_is_not_read(
 ) -> None:
     """The walk lists a regular file; before it is opened, it becomes a symlink out of the tree,
     a FIFO, or its folder a symlink: the open is refused, never followed, never blocked."""
-    from hygiene.scan.context import ScanContext
     from hygiene.scan.decoders import finder_for
     from hygiene.scan.findings import ScanResult
+    from hygiene.scan.scancontext import ScanContext
     from hygiene.scan.sources.files import Excluder, FileTarget, walk
     from hygiene.scan.sources.one_file import scan_target
 

@@ -12,9 +12,9 @@ import jsonschema
 import pytest
 
 from hygiene.detection import fingerprint
-from hygiene.scan.context import ScanContext
 from hygiene.scan.limits import AllowLines
 from hygiene.scan.matcher.allowlines import compile_pattern
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.parallel import scan_parallel
 from hygiene.scan.sources.runner import scan_targets

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from hygiene.scan.context import ScanContext
 from hygiene.scan.decoders import utf16
 from hygiene.scan.decoders.archives import (
     archive_error,
@@ -33,7 +32,7 @@ from hygiene.scan.decoders.embedded import finder_for, refine
 from hygiene.scan.findings import Detection, ScanResult, detection_for
 from hygiene.scan.matcher.engine import Hit, StreamScanner
 from hygiene.scan.matcher.linecount import Recount
-from hygiene.scan.matcher.needles import NeedleFinder
+from hygiene.scan.scancontext import ScanContext
 
 Reader = Callable[[int], bytes]
 # Enough to recognise every format handled here (tar's magic lies at offset 257).
@@ -88,9 +87,8 @@ class _Walk:
     """What one top-level input's layers share: how it is read, its budget and member count
     (results are returned by each layer, not kept here)."""
 
-    ctx: ScanContext
+    ctx: ScanContext  # with its finder
     budget: Budget
-    finder: NeedleFinder
     members: int = 0  # archive members met so far in this top-level input, at any depth
 
     def admit(self, count: int = 1) -> None:
@@ -111,13 +109,14 @@ class _Walk:
         return ScanResult(errors=[f"{where.display}: {exc}"], skipped=1)
 
 
-def scanner_for(ctx: ScanContext, finder: NeedleFinder) -> StreamScanner:
-    """The byte scanner every source uses: the context's chunk size and line allowlist, the
-    embedded-secret hook; lines counted only once a secret shows up."""
+def scanner_for(ctx: ScanContext) -> StreamScanner:
+    """The byte scanner every source uses: the context's chunk size, finder (or the one for
+    an input of unknown size) and line allowlist, the embedded-secret hook; lines counted
+    only once a secret shows up."""
     return StreamScanner(
         ctx.chunk_size,
         full_count=False,
-        finder=finder,
+        finder=ctx.finder or finder_for(None),
         refine=refine,
         allow_lines=ctx.allow.patterns,
         markers=ctx.allow.markers,
@@ -142,8 +141,9 @@ def layer_parts(
     place); ``recount``: see :meth:`StreamScanner.scan`; ``size``: the input's size if known
     (it bounds what it may expand to).
     """
-    finder = ctx.finder or finder_for(size)
-    walk = _Walk(ctx, Budget(ctx.limits, size), finder)
+    if ctx.finder is None:
+        ctx = ctx.using(finder_for(size))
+    walk = _Walk(ctx, Budget(ctx.limits, size))
     top = Where(display)
     try:
         yield from _layer(walk, read, top, 0, recount, file)
@@ -212,7 +212,7 @@ def _layer(
 def _plain(
     walk: _Walk, read: Reader, where: Where, recount: Recount | None
 ) -> Iterator[ScanResult]:
-    scanner = scanner_for(walk.ctx, walk.finder)
+    scanner = scanner_for(walk.ctx)
     found: list[Detection] = []
     chunk_size = walk.ctx.chunk_size
     try:
@@ -323,7 +323,7 @@ def scan_buffer(data: bytes, display: str, ctx: ScanContext) -> ScanResult:
     """Scan a small input held whole (with ``ctx``'s finder, or the one for its size):
     plain bytes in one round, anything else through its layers."""
     if sniff(data[:HEAD_SIZE]) is None:
-        scanner = scanner_for(ctx, ctx.finder or finder_for(len(data)))
+        scanner = scanner_for(ctx if ctx.finder else ctx.using(finder_for(len(data))))
         result = ScanResult(bytes=len(data))
         result.record(scanner.scan_whole(data), display)
         result.suppressed = scanner.suppressed

@@ -20,7 +20,7 @@ from types import FrameType
 
 from hygiene.gitcmd import stop_all
 from hygiene.progress import ScanProgress
-from hygiene.scan.context import ScanContext
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.blobs import BatchResult, scan_objects
 from hygiene.scan.sources.objects import GitObject
 
@@ -41,8 +41,14 @@ def _told(batch: BatchResult, progress: ScanProgress) -> BatchResult:
     return batch
 
 
-def _stop_on_sigterm() -> None:
-    """Worker initializer: SIGTERM unwinds (``with`` blocks kill and reap their git)."""
+# In a worker process: how to read every batch (set once, when the worker starts).
+_WORKER_CONTEXT: list[ScanContext] = []
+
+
+def _start_worker(ctx: ScanContext) -> None:
+    """Worker initializer: SIGTERM unwinds (``with`` blocks kill and reap their git); the
+    context's picklable part is sent once per worker, not with each batch."""
+    _WORKER_CONTEXT[:] = [ctx]
 
     def handler(_signum: int, _frame: FrameType | None) -> None:
         raise SystemExit(143)
@@ -50,11 +56,10 @@ def _stop_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def _run(args: tuple[list[GitObject], ScanContext]) -> BatchResult:
+def _run(objects: list[GitObject]) -> BatchResult:
     """Worker entry point (module level, so it pickles)."""
-    objects, ctx = args
     try:
-        return scan_objects(objects, ctx)
+        return scan_objects(objects, _WORKER_CONTEXT[0])
     finally:
         stop_all()  # a git a signal left between its start and its `with` block
 
@@ -92,10 +97,10 @@ def _in_workers(
     wait)."""
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with context.Pool(workers, initializer=_stop_on_sigterm) as pool:
+    with context.Pool(workers, _start_worker, (ctx,)) as pool:
         pending: deque[AsyncResult[BatchResult]] = deque()
         for batch in batches:
-            pending.append(pool.apply_async(_run, ((batch, ctx),)))
+            pending.append(pool.apply_async(_run, (batch,)))
             while len(pending) >= 2 * workers:
                 yield pending.popleft().get()
         while pending:

@@ -20,9 +20,9 @@ from typing import IO
 from hygiene.detection import Secret, mask_secrets
 from hygiene.errors import InputError
 from hygiene.gitcmd import GitStream
-from hygiene.scan.context import ScanContext
 from hygiene.scan.decoders import finder_for, scan_buffer, scan_layers
 from hygiene.scan.findings import Finding, ScanResult
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.objects import GitObject
 from hygiene.scan.sources.staged import blob_reader, feed_lines
 

@@ -25,7 +25,7 @@ from typing import BinaryIO
 
 from hygiene.errors import InputError, UsageError
 from hygiene.safefile import Refused, is_descriptor_path, is_pseudo, kind_of, open_checked
-from hygiene.scan.context import Notice
+from hygiene.scan.scancontext import Notice
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,8 @@ import time
 from hygiene.detection import Secret
 from hygiene.gitcmd import git_output
 from hygiene.progress import ScanProgress
-from hygiene.scan.context import ScanContext
 from hygiene.scan.findings import Detection, Finding, ScanResult
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.attribution import (
     Introduction,
     first_of,

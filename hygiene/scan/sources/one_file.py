@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from hygiene.scan.context import ScanContext
 from hygiene.scan.decoders import finder_for, scan_buffer
 from hygiene.scan.decoders.layers import Reader, layer_parts
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.matcher.linecount import Recount, fd_recount
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget, open_file, open_target
 
 

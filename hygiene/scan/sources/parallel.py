@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hygiene.progress import ScanProgress
-from hygiene.scan.context import ScanContext
 from hygiene.scan.decoders import finder_for, sniff
 from hygiene.scan.decoders.layers import HEAD_SIZE, scanner_for
 from hygiene.scan.findings import Finding, ScanResult, detection_for
 from hygiene.scan.matcher.linecount import fd_recount
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget, open_file
 from hygiene.scan.sources.one_file import scan_target
 
@@ -147,7 +147,7 @@ def _scan_range(unit: Unit, ctx: ScanContext) -> UnitResult:
     target = unit.targets[0]
     # Lines are counted only once a secret shows up: a range without one (most of a big
     # binary) is counted later, and only if a range after it needs the count.
-    scanner = scanner_for(ctx, finder_for(unit.size))
+    scanner = scanner_for(ctx.using(finder_for(unit.size)))
     findings: list[Finding] = []
     errors: list[str] = []
     try:
@@ -183,11 +183,24 @@ def _scan_batch(unit: Unit, ctx: ScanContext) -> UnitResult:
 
 def run_unit(args: tuple[Unit, ScanContext]) -> UnitResult:
     """Worker entry point (module level, so it pickles): a unit, and how to read it (the
-    context's picklable part, :meth:`~hygiene.scan.context.ScanContext.for_workers`)."""
+    context's picklable part, :meth:`~hygiene.scan.scancontext.ScanContext.for_workers`)."""
     unit, ctx = args
     if unit.is_range:
         return _scan_range(unit, ctx)
     return _scan_batch(unit, ctx)
+
+
+# In a worker process: how to read every unit (set once, when the worker starts).
+_WORKER_CONTEXT: list[ScanContext] = []
+
+
+def _start_worker(ctx: ScanContext) -> None:
+    """Worker initializer: the context's picklable part, sent once per worker."""
+    _WORKER_CONTEXT[:] = [ctx]
+
+
+def _run_in_worker(unit: Unit) -> UnitResult:
+    return run_unit((unit, _WORKER_CONTEXT[0]))
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -218,16 +231,15 @@ def _count_missing(files: list[list[UnitResult]], mapper: Mapper) -> None:
 
 
 def _run(units: list[Unit], workers: int, ctx: ScanContext) -> list[UnitResult]:
-    shared = ctx.for_workers()
-    args = [(u, shared) for u in units]
     if len(units) == 1:
-        done = [run_unit(args[0])]
+        done = [run_unit((units[0], ctx.for_workers()))]
         _tell(ctx.progress, done[0])
         _count_missing(_ranges_by_file(done), _serial_map)
         return done
-    with _context().Pool(min(workers, len(units))) as pool:
+    count = min(workers, len(units))
+    with _context().Pool(count, _start_worker, (ctx.for_workers(),)) as pool:
         done = []
-        for r in pool.imap_unordered(run_unit, args):
+        for r in pool.imap_unordered(_run_in_worker, units):
             done.append(r)
             _tell(ctx.progress, r)
         _count_missing(_ranges_by_file(done), pool.map)
@@ -240,8 +252,8 @@ def _tell(progress: ScanProgress | None, r: UnitResult) -> None:
         progress.add(files=r.files, nbytes=r.bytes, findings=len(r.findings))
 
 
-def _serial_map(fn: Callable[[_Job], int], jobs: list[_Job]) -> list[int]:
-    return [fn(job) for job in jobs]
+def _serial_map(fn: Callable[[_Job], int], work: list[_Job]) -> list[int]:
+    return [fn(job) for job in work]
 
 
 def scan_parallel(

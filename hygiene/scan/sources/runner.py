@@ -10,9 +10,9 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 
-from hygiene.scan.context import ScanContext
 from hygiene.scan.decoders import finder_for
 from hygiene.scan.findings import ScanResult
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.one_file import scan_target
 

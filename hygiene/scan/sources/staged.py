@@ -15,10 +15,10 @@ from typing import IO
 from hygiene.errors import InputError
 from hygiene.gitcmd import GitStream, git_output
 from hygiene.progress import ScanProgress
-from hygiene.scan.context import ScanContext
 from hygiene.scan.decoders import finder_for, scan_layers
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.matcher.engine import Reader
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import Excluder
 
 _SUBMODULE_MODE = "160000"

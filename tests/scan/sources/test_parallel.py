@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Callable
 from pathlib import Path
 
-from hygiene.scan.context import ScanContext
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.parallel import (
     _count_missing,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from hygiene.progress import Reader, ScanProgress
-from hygiene.scan.context import ScanContext
 from hygiene.scan.request import ScanRequest, run_scan
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.parallel import scan_parallel
 from tests.helpers import SecretGuard, git

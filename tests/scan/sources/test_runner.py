@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from hygiene.scan.context import ScanContext
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
 from hygiene.scan.matcher.needles import PythonFinder
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.runner import scan_target
 from tests.helpers import new_pat

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from hygiene.scan.context import ScanContext
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.runner import scan_targets
 from tests.helpers import SecretGuard, run_hygiene
