@@ -195,7 +195,16 @@ _WORKER_CONTEXT: list[ScanContext] = []
 
 
 def _start_worker(ctx: ScanContext) -> None:
-    """Worker initializer: the context's picklable part, sent once per worker."""
+    """Worker initializer: the context's picklable part, sent once per worker; the signal
+    handlers a fork inherited from the command put back to the defaults. The pool ends its
+    workers with SIGTERM, even after the last unit: a handler that raises would print a
+    traceback from each idle worker. A worker holds no git and writes nothing, so SIGTERM
+    simply ends it; SIGINT (Ctrl-C reaches the whole process group) is the parent's to act
+    on."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER_CONTEXT[:] = [ctx]
 
 
