@@ -7,6 +7,10 @@ What a layer cannot read becomes one line in the result's ``errors`` (its ``ARCH
 path first) and the scan goes on with the next member and the next file. Findings inside an
 archive carry the path ``ARCHIVE!MEMBER`` (nested: ``a.zip!lib/b.jar!config.yml``) and their
 member; lines and columns count within the member.
+
+Each layer yields its results part by part (:func:`layer_parts`), each part a
+:class:`~hygiene.scan.findings.ScanResult` of its own: what was found before a failure is the
+caller's already when the failure propagates, with nothing passed down to be filled.
 """
 
 from __future__ import annotations
