@@ -19,11 +19,11 @@ import bisect
 import functools
 import itertools
 import re
-import threading
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 from hygiene.detection import ELLIPSIS
+from hygiene.hyperscan_db import CASELESS, Compiled, compile_all
 from hygiene.masking import lines as context_lines
 from hygiene.masking.decoded import cased_needles, mask_mime_block
 from hygiene.masking.dense import Dense, dense_spans
@@ -56,7 +56,6 @@ _PAIR_KEYS: Final = tuple(
 _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
 # Hyperscan finds every hint in one pass; below this size the plain finds cost less.
 _HYPERSCAN_FROM: Final = 1 << 16
-_SCRATCH: Final = threading.local()
 # Past one hint per this many bytes of a block, lines are found by plain searches instead.
 _DENSE_HINTS: Final = 256
 # Characters a token or credential may go on with past a cut.
@@ -196,9 +195,8 @@ def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
     """Where hints end in ``data``, all found in one SIMD pass; None without Hyperscan, or
     when hints are dense (more than one per ``_DENSE_HINTS`` bytes: a Python call per hint
     would cost more than the plain finds, which skip to the end of each line they hit)."""
-    try:
-        db, scratch, terminated = _hyperscan()
-    except Exception:  # no wheel for this platform, or it does not load: the Python finds
+    db = _hint_database()
+    if db is None:  # no wheel for this platform, or it does not load: the Python finds
         return None
     ends: list[int] = []
     limit = len(data) // _DENSE_HINTS
@@ -207,40 +205,17 @@ def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
         ends.append(end)
         return len(ends) > limit  # True ends the scan
 
-    try:
-        db.scan(data, match_event_handler=collect, scratch=scratch)
-    except terminated:
-        return None
-    return ends
-
-
-def _hyperscan() -> tuple[Any, Any, Any]:
-    local = _SCRATCH.__dict__
-    if "pair" not in local:  # a scratch space per thread (the guard writes from any thread)
-        import hyperscan
-
-        db = _hint_database()
-        local["pair"] = (db, hyperscan.Scratch(db), hyperscan.ScanTerminated)
-    return local["pair"]  # type: ignore[no-any-return]
+    return None if db.scan(data, collect) else ends
 
 
 @functools.cache
-def _hint_database() -> Any:
-    import hyperscan
-
+def _hint_database() -> Compiled | None:
     # The userinfo pattern without its bounds (a wider net; bounded repeats compile slowly).
     userinfo = rb"""://[^/\s:@'"<>]*:[^/\s@'"<>]+@"""
     # Hex escapes: an expression is a C string, which a NUL (the UTF-16 needle's) would end.
     cased = [b"".join(b"\\x%02x" % byte for byte in n) for n in cased_needles()]
     expressions = [re.escape(h) for h in _HINTS] + [userinfo, *cased]
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    db.compile(
-        expressions=expressions,
-        ids=list(range(len(expressions))),
-        elements=len(expressions),
-        flags=[hyperscan.HS_FLAG_CASELESS] * len(_HINTS) + [0] * (1 + len(cased)),
-    )
-    return db
+    return compile_all(expressions, [CASELESS] * len(_HINTS) + [0] * (1 + len(cased)))
 
 
 def _lines_found(data: bytes) -> list[tuple[int, int]]:
