@@ -150,7 +150,10 @@ def test_every_rule_is_masked_by_mask_the_filter_and_the_stream(name: str) -> No
     # The masked form the row names (a key's: its word's; the sample's is a password).
     policy = next(row.masked for row in ruletable.TABLE if row.name == name)
     shown = "…" + secret[-4:]
-    if policy == ruletable.TAIL:
+    if policy == ruletable.TAIL and "%" in secret[-6:]:
+        # A URL-encoded tail holding an escape (`…%5FY`) is not cut inside it: a bare `…`.
+        assert "…" in masked
+    elif policy == ruletable.TAIL:
         assert shown in masked
     else:
         assert "…" in masked
