@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import json
 import logging
 import os
@@ -405,7 +406,8 @@ HUGE_LINES = {
 
 def _huge_line(unit: str, megabytes: int) -> Path:
     CORPUS_DIR.mkdir(exist_ok=True)
-    name = "".join(c if c.isalnum() else "_" for c in unit).strip("_")
+    # Named by a digest of the unit: `{"password": ` and `password= ` spell the same letters.
+    name = hashlib.sha256(unit.encode()).hexdigest()[:12]
     path = CORPUS_DIR / f"huge-{name}-{megabytes}m.log"
     if not path.exists() or path.stat().st_size < megabytes << 20:
         path.write_text(unit * ((megabytes << 20) // len(unit) + 1), encoding="ascii")
@@ -415,8 +417,6 @@ def _huge_line(unit: str, megabytes: int) -> Path:
 def _tree_run(corpus: Path, tree: str | None) -> tuple[float, bytes]:
     """CPU seconds of ``hygiene mask corpus`` with ``tree``'s code (None: this one's) and a
     digest of its output."""
-    import hashlib
-
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = tree
