@@ -16,21 +16,20 @@ invalid UTF-8 comes out byte for byte) and masked.
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 import re
-import threading
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 from hygiene.detection import ELLIPSIS
 from hygiene.masking import lines as context_lines
-from hygiene.masking.decoded import cased_needles, mask_mime_block
+from hygiene.masking.decoded import mask_mime_block
 from hygiene.masking.dense import Dense, dense_spans
+from hygiene.masking.hinted import lines_with_hints as _lines_with_hints
 from hygiene.masking.pairs import mask_pair_block
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import mask, spans_before_pass
-from hygiene.ruletable import TABLE, gate_hints
+from hygiene.ruletable import TABLE
 
 BLOCK: Final = 1 << 20
 MAX_LINE: Final = 8 << 20
@@ -39,26 +38,11 @@ _KEEP: Final = 8192
 # How far past a cut a value may start and still belong to a key before the cut.
 _REACH: Final = 1024
 
-# The rule table's hints, in any case, and the frame-variable markers the pipe reads
-# (lines.py). URLs are everywhere in logs, and `@` in them: the userinfo rule is found by
-# its own pattern, only where a password is in a URL's userinfo.
-_HINTS: Final = (
-    *(h.encode() for h in gate_hints(cased=False, skip=("userinfo",))[0]),
-    *context_lines.FRAME_HINTS,
-    b"transfer-encoding",  # a MIME part's header: its base64 is read across lines
-)
 # What starts a name/value pair's keyword field (the core's pair rules' needles): only a
 # line holding one can begin a pair whose value lies on a later line.
 _PAIR_KEYS: Final = tuple(
     needle for row in TABLE if row.name in ("pair", "pair-token") for needle in row.needles
 )
-# URLs are everywhere in logs; only those with a password in their userinfo need masking.
-_USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
-# Hyperscan finds every hint in one pass; below this size the plain finds cost less.
-_HYPERSCAN_FROM: Final = 1 << 16
-_SCRATCH: Final = threading.local()
-# Past one hint per this many bytes of a block, lines are found by plain searches instead.
-_DENSE_HINTS: Final = 256
 # Characters a token or credential may go on with past a cut.
 _TOKEN_BYTES: Final = re.compile(rb"[A-Za-z0-9._~+/=%-]*")
 
@@ -171,107 +155,6 @@ def _mask_in_context(before: bytes, data: bytes, start: int, end: int) -> bytes:
     line = data[start:end].decode("utf-8", "surrogateescape")
     masked = context_lines.mask_with_before(earlier.decode("utf-8", "surrogateescape"), line)
     return masked.encode("utf-8", "surrogateescape")
-
-
-def _lines_with_hints(data: bytes) -> list[tuple[int, int]]:
-    if len(data) >= _HYPERSCAN_FROM:
-        ends = _hyperscan_hint_ends(data)
-        if ends is not None:
-            return _lines_at(data, ends)
-    return _lines_found(data)
-
-
-def _lines_at(data: bytes, ends: list[int]) -> list[tuple[int, int]]:
-    lines: list[tuple[int, int]] = []
-    for end in sorted(ends):
-        if lines and end <= lines[-1][1]:
-            continue  # on a line already noted
-        start = data.rfind(b"\n", 0, end - 1) + 1
-        stop = data.find(b"\n", end - 1)
-        lines.append((start, len(data) if stop == -1 else stop))
-    return lines
-
-
-def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
-    """Where hints end in ``data``, all found in one SIMD pass; None without Hyperscan, or
-    when hints are dense (more than one per ``_DENSE_HINTS`` bytes: a Python call per hint
-    would cost more than the plain finds, which skip to the end of each line they hit)."""
-    try:
-        db, scratch, terminated = _hyperscan()
-    except Exception:  # no wheel for this platform, or it does not load: the Python finds
-        return None
-    ends: list[int] = []
-    limit = len(data) // _DENSE_HINTS
-
-    def collect(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> bool:
-        ends.append(end)
-        return len(ends) > limit  # True ends the scan
-
-    try:
-        db.scan(data, match_event_handler=collect, scratch=scratch)
-    except terminated:
-        return None
-    return ends
-
-
-def _hyperscan() -> tuple[Any, Any, Any]:
-    local = _SCRATCH.__dict__
-    if "pair" not in local:  # a scratch space per thread (the guard writes from any thread)
-        import hyperscan
-
-        db = _hint_database()
-        local["pair"] = (db, hyperscan.Scratch(db), hyperscan.ScanTerminated)
-    return local["pair"]  # type: ignore[no-any-return]
-
-
-@functools.cache
-def _hint_database() -> Any:
-    import hyperscan
-
-    # The userinfo pattern without its bounds (a wider net; bounded repeats compile slowly).
-    userinfo = rb"""://[^/\s:@'"<>]*:[^/\s@'"<>]+@"""
-    # Hex escapes: an expression is a C string, which a NUL (the UTF-16 needle's) would end.
-    cased = [b"".join(b"\\x%02x" % byte for byte in n) for n in cased_needles()]
-    expressions = [re.escape(h) for h in _HINTS] + [userinfo, *cased]
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    db.compile(
-        expressions=expressions,
-        ids=list(range(len(expressions))),
-        elements=len(expressions),
-        flags=[hyperscan.HS_FLAG_CASELESS] * len(_HINTS) + [0] * (1 + len(cased)),
-    )
-    return db
-
-
-def _lines_found(data: bytes) -> list[tuple[int, int]]:
-    low = data.lower()
-    lines: dict[int, int] = {}
-    for hint in _HINTS:
-        pos = low.find(hint)
-        while pos != -1:
-            pos = _note_line(data, pos, lines)
-            pos = low.find(hint, pos)
-    pos = data.find(b"://")
-    while pos != -1:
-        if _USERINFO.match(data, pos):
-            pos = _note_line(data, pos, lines)
-        pos = data.find(b"://", pos + 3)
-    if b"Q" in data or b"U" in data or b"Y" in data or b"\x00" in data:
-        for needle in cased_needles():  # encoded PATs (decoded.py): case-sensitive
-            pos = data.find(needle)
-            while pos != -1:
-                pos = _note_line(data, pos, lines)
-                pos = data.find(needle, pos)
-    return sorted(lines.items())
-
-
-def _note_line(data: bytes, pos: int, lines: dict[int, int]) -> int:
-    """Record the line holding ``pos``; return where the search goes on (the line's end)."""
-    start = data.rfind(b"\n", 0, pos) + 1
-    end = data.find(b"\n", pos)
-    end = len(data) if end == -1 else end
-    lines[start] = end
-    return end
 
 
 def mask_stream(
