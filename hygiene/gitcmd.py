@@ -171,6 +171,25 @@ def git_output(
     return proc.stdout
 
 
+def git_succeeds(args: Sequence[str]) -> bool:
+    """Whether ``git ARGS`` (configuration neutralised) exits 0: for the commands whose
+    answer is their status (``merge-base --is-ancestor``). Its output is dropped; a git that
+    cannot start answers no."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            git_argv(args),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            check=False,
+        )
+    except OSError:
+        return False
+    return proc.returncode == 0
+
+
 # Every git a GitStream started and has not reaped yet.
 _LIVE: set[subprocess.Popen[bytes]] = set()
 
@@ -293,5 +312,6 @@ __all__ = [
     "failure",
     "git_argv",
     "git_output",
+    "git_succeeds",
     "stop_all",
 ]

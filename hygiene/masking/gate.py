@@ -13,11 +13,11 @@ every match of its rule holds, searched in any case: a text it passes as clean h
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
-from typing import Any, Final
+from typing import Final
 
+from hygiene.hyperscan_db import CASELESS, SINGLEMATCH, compile_all
 from hygiene.ruletable import gate_hints
 
 # Every rule's hints in any case (the PAT rules' `pat_aic_`, not the short texts' `AIC`).
@@ -45,27 +45,13 @@ def _stop(_id: int, _start: int, _end: int, _flags: int, _context: object) -> bo
 
 
 def _load() -> bool:
-    try:
-        import hyperscan
-
-        db = _database()
-        # A scratch space per thread: records are masked on whichever thread logs them.
-        _LOCAL.hyperscan = (db, hyperscan.Scratch(db), hyperscan.ScanTerminated)
-    except Exception:  # no wheel for this platform, or it does not load
-        return False
-    return True
-
-
-@functools.cache
-def _database() -> Any:
-    import hyperscan
-
-    flags = hyperscan.HS_FLAG_CASELESS | hyperscan.HS_FLAG_SINGLEMATCH
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    db.compile(
-        expressions=[re.escape(h).encode() for h in _HINTS],
-        ids=list(range(len(_HINTS))),
-        elements=len(_HINTS),
-        flags=[flags] * len(_HINTS),
+    compiled = compile_all(
+        [re.escape(h).encode() for h in _HINTS], [CASELESS | SINGLEMATCH] * len(_HINTS)
     )
-    return db
+    if compiled is None:  # no wheel for this platform, or it does not load
+        return False
+    # Held per thread as plain values: this runs on every log record, where even the helper's
+    # one call more would show (records are masked on whichever thread logs them, and the
+    # helper's scratch is this thread's).
+    _LOCAL.hyperscan = (compiled.db, compiled.scratch(), compiled.terminated)
+    return True

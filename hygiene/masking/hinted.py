@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import functools
 import re
-import threading
-from typing import Any, Final
+from typing import Final
 
+from hygiene.hyperscan_db import CASELESS, SINGLEMATCH, Compiled, compile_all
 from hygiene.masking import lines as context_lines
 from hygiene.masking.decoded import cased_needles
 from hygiene.ruletable import gate_hints
@@ -29,7 +29,6 @@ HINTS: Final = (
 _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
 # Hyperscan finds every hint in one pass; below this size the plain finds cost less.
 _HYPERSCAN_FROM: Final = 1 << 16
-_SCRATCH: Final = threading.local()
 # Past one hint per this many bytes of a block, lines are found by plain searches instead.
 _DENSE_HINTS: Final = 256
 
@@ -51,9 +50,8 @@ def _hints_present(data: bytes) -> tuple[tuple[bytes, ...], tuple[bytes, ...]] |
     pass (each reported once); None without Hyperscan. Where hints are dense, the plain finds
     look for these only: a find for a hint the block lacks reads the whole block, and the
     dozens of them were most of the time of an adversarial log."""
-    try:
-        db, scratch = _presence()
-    except Exception:  # no wheel for this platform, or it does not load: all the finds
+    db = _hint_database(single=True)
+    if db is None:  # no wheel for this platform, or it does not load: all the finds
         return None
     found: set[int] = set()
 
@@ -61,21 +59,10 @@ def _hints_present(data: bytes) -> tuple[tuple[bytes, ...], tuple[bytes, ...]] |
         found.add(id_)
         return False
 
-    db.scan(data, match_event_handler=collect, scratch=scratch)
-    cased = cased_needles()
+    db.scan(data, collect)
     hints = tuple(h for i, h in enumerate(HINTS) if i in found)
     first = len(HINTS) + 1  # after the hints and the userinfo pattern
-    return hints, tuple(n for i, n in enumerate(cased) if first + i in found)
-
-
-def _presence() -> tuple[Any, Any]:
-    local = _SCRATCH.__dict__
-    if "presence" not in local:  # a scratch space per thread, as for _hyperscan()
-        import hyperscan
-
-        db = _hint_database(single=True)
-        local["presence"] = (db, hyperscan.Scratch(db))
-    return local["presence"]  # type: ignore[no-any-return]
+    return hints, tuple(n for i, n in enumerate(cased_needles()) if first + i in found)
 
 
 def _lines_at(data: bytes, ends: list[int]) -> list[tuple[int, int]]:
@@ -93,9 +80,8 @@ def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
     """Where hints end in ``data``, all found in one SIMD pass; None without Hyperscan, or
     when hints are dense (more than one per ``_DENSE_HINTS`` bytes: a Python call per hint
     would cost more than the plain finds, which skip to the end of each line they hit)."""
-    try:
-        db, scratch, terminated = _hyperscan()
-    except Exception:  # no wheel for this platform, or it does not load: the Python finds
+    db = _hint_database()
+    if db is None:  # no wheel for this platform, or it does not load: the Python finds
         return None
     ends: list[int] = []
     limit = len(data) // _DENSE_HINTS
@@ -104,44 +90,20 @@ def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
         ends.append(end)
         return len(ends) > limit  # True ends the scan
 
-    try:
-        db.scan(data, match_event_handler=collect, scratch=scratch)
-    except terminated:
-        return None
-    return ends
-
-
-def _hyperscan() -> tuple[Any, Any, Any]:
-    local = _SCRATCH.__dict__
-    if "pair" not in local:  # a scratch space per thread (the guard writes from any thread)
-        import hyperscan
-
-        db = _hint_database()
-        local["pair"] = (db, hyperscan.Scratch(db), hyperscan.ScanTerminated)
-    return local["pair"]  # type: ignore[no-any-return]
+    return None if db.scan(data, collect) else ends
 
 
 @functools.cache
-def _hint_database(*, single: bool = False) -> Any:
+def _hint_database(*, single: bool = False) -> Compiled | None:
     """The hints' database; ``single``: each expression reported once (which are present)."""
-    import hyperscan
-
     # The userinfo pattern without its bounds (a wider net; bounded repeats compile slowly).
     userinfo = rb"""://[^/\s:@'"<>]*:[^/\s@'"<>]+@"""
     # Hex escapes: an expression is a C string, which a NUL (the UTF-16 needle's) would end.
     cased = [b"".join(b"\\x%02x" % byte for byte in n) for n in cased_needles()]
     expressions = [re.escape(h) for h in HINTS] + [userinfo, *cased]
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    db.compile(
-        expressions=expressions,
-        ids=list(range(len(expressions))),
-        elements=len(expressions),
-        flags=[
-            flag | (hyperscan.HS_FLAG_SINGLEMATCH if single else 0)
-            for flag in [hyperscan.HS_FLAG_CASELESS] * len(HINTS) + [0] * (1 + len(cased))
-        ],
-    )
-    return db
+    once = SINGLEMATCH if single else 0
+    flags = [CASELESS | once] * len(HINTS) + [once] * (1 + len(cased))
+    return compile_all(expressions, flags)
 
 
 def _lines_found(

@@ -96,6 +96,25 @@ class ScanResult:
     # status): e.g. the submodules --all-files did not enter.
     notes: list[str] = field(default_factory=list)
 
+    def add(self, other: ScanResult) -> ScanResult:
+        """Take in ``other``'s detections, errors, notes and figures (the one way results of
+        parts of a scan are merged); returns this result."""
+        if other.detections:
+            self.detections += other.detections
+        if other.findings_only:
+            self.findings_only += other.findings_only
+        if other.errors:
+            self.errors += other.errors
+        if other.notes:
+            self.notes += other.notes
+        if other.suppressed:
+            self.suppressed.update(other.suppressed)
+        self.files += other.files
+        self.bytes += other.bytes
+        self.skipped += other.skipped
+        self.seconds += other.seconds
+        return self
+
     def record(self, hits: Iterable[Hit], path: str) -> None:
         """Add a detection for each hit found in the file shown as ``path``."""
         self.detections.extend(detection_for(hit, path) for hit in hits)

@@ -17,12 +17,8 @@ from hygiene.scan.findings import ScanResult
 from hygiene.scan.limits import AllowLines, DecodeLimits
 from hygiene.scan.matcher.allowlines import Searcher
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
-from hygiene.scan.sources.files import (
-    Excluder,
-    Notice,
-    check_usage,
-    collect_paths,
-)
+from hygiene.scan.scancontext import Notice, ScanContext
+from hygiene.scan.sources.files import Excluder, check_usage, collect_paths
 from hygiene.scan.sources.one_file import scan_stream
 from hygiene.scan.sources.runner import merge, scan_targets
 from hygiene.scan.sources.tracked import skipped_note, tracked_files
@@ -68,6 +64,19 @@ class ScanRequest:
             return ()
         return (self.since,) if isinstance(self.since, str) else tuple(self.since)
 
+    def context(self) -> ScanContext:
+        """How this request's sources read every input (built once, see
+        :class:`~hygiene.scan.scancontext.ScanContext`)."""
+        return ScanContext(
+            chunk_size=self.chunk_size,
+            limits=self.limits,
+            allow=AllowLines(self.allow_lines, self.markers),
+            keep_secrets=self.keep_secrets,
+            excludes=self.excludes,
+            on_wait=self.on_wait,
+            progress=self.progress,
+        )
+
 
 def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
     """Scan the request's source; usage and git errors raise, unreadable files are listed in
@@ -78,75 +87,46 @@ def run_scan(request: ScanRequest, stdin: BinaryIO | None = None) -> ScanResult:
             raise UsageError(f"{{{name}}} needs {{history}}", options=(name, "history"))
     if request.reflog and not request.history:
         raise UsageError("{reflog} needs {history}", options=("reflog", "history"))
-    excluder = Excluder(request.excludes)
-    allow = AllowLines(request.allow_lines, request.markers)
+    ctx = request.context()
     if request.staged:
         from hygiene.scan.sources.staged import scan_staged
 
-        return scan_staged(excluder, request.chunk_size, request.limits, allow, request.progress)
+        return scan_staged(ctx)
     if request.history:
-        return _scan_history(request, excluder, allow)
-    errors: list[str] = []
-    skipped: list[str] = []
+        return _scan_history(request, ctx)
     if request.all_files:
-        targets = tracked_files(excluder, skipped)
+        targets, skipped = tracked_files(Excluder(request.excludes))
+        listed = ScanResult(notes=[skipped_note(skipped)] if skipped else [])
     else:
         paths = [p for p in request.paths or (".",) if p != STDIN]
-        targets = collect_paths(paths, excluder, errors)
+        targets, errors = collect_paths(paths, Excluder(request.excludes))
+        listed = ScanResult(errors=errors)
     streams = STDIN in request.paths or any(t.stream for t in targets)
     if request.progress is not None and not streams:  # a stream's size says nothing
         request.progress.expect(len(targets), sum(t.size for t in targets))
-    parts = [
-        scan_targets(
-            targets,
-            chunk_size=request.chunk_size,
-            keep_secrets=request.keep_secrets,
-            limits=request.limits,
-            on_wait=request.on_wait,
-            allow_lines=allow,
-            progress=request.progress,
-        )
-    ]
-    parts[0].errors[:0] = errors
-    if skipped:
-        parts[0].notes.append(skipped_note(skipped))
+    # The listing's lines first, then what the files hold, then standard input.
+    parts = [listed, scan_targets(targets, ctx)]
     if STDIN in request.paths:
-        stream = stdin or sys.stdin.buffer
-        parts.append(_scan_stdin(stream, request, allow))
+        parts.append(_scan_stdin(stdin or sys.stdin.buffer, ctx))
     return merge(parts)
 
 
-def _scan_history(request: ScanRequest, excluder: Excluder, allow: AllowLines) -> ScanResult:
+def _scan_history(request: ScanRequest, ctx: ScanContext) -> ScanResult:
     from hygiene.gitcmd import stop_all
     from hygiene.scan.sources.history import scan_history
     from hygiene.scan.sources.scope import resolve
 
     scope = resolve(request.refs, request.since_revisions, request.reflog)
     try:
-        return scan_history(
-            excluder, scope, allow, request.progress, request.limits, request.keep_secrets
-        )
+        return scan_history(ctx, scope)
     finally:
         stop_all()  # a git an interrupt left between its start and its `with` block
 
 
-def _scan_stdin(stream: BinaryIO, request: ScanRequest, allow: AllowLines) -> ScanResult:
+def _scan_stdin(stream: BinaryIO, ctx: ScanContext) -> ScanResult:
     started = time.perf_counter()
-    result = ScanResult()
-    try:
-        scan_stream(
-            stream,
-            STDIN_DISPLAY,
-            result,
-            request.chunk_size,
-            limits=request.limits,
-            allow_lines=allow,
-            progress=request.progress,
-        )
-        result.files = 1
-    except OSError as exc:
-        result.errors.append(f"{STDIN_DISPLAY}: {exc.strerror or exc}")
-    if request.progress is not None:
-        request.progress.file_done(result.bytes, len(result.detections))
+    result = scan_stream(stream, STDIN_DISPLAY, ctx)
+    if ctx.progress is not None:
+        ctx.progress.file_done(result.bytes, len(result.detections))
     result.seconds = time.perf_counter() - started
     return result

@@ -8,14 +8,15 @@ import gzip
 import os
 import shutil
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from hygiene.scan.findings import Finding
-from hygiene.scan.limits import AllowLines
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources import blobpool, history
-from hygiene.scan.sources.files import Excluder
+from hygiene.scan.sources.blobs import BatchResult
 from hygiene.scan.sources.scope import resolve
 from tests.helpers import SecretGuard, git, run_hygiene
 from tests.scan.test_history_places import _commit
@@ -30,7 +31,7 @@ def _busy_repo(repo: Path, guard: SecretGuard) -> None:
 
 def _scan(keep: bool) -> tuple[list[Finding], list[str]]:
     scope = resolve((), ())
-    result = history.scan_history(Excluder(()), scope, AllowLines(), keep_secrets=keep)
+    result = history.scan_history(ScanContext(keep_secrets=keep), scope)
     return result.findings, result.errors
 
 
@@ -47,9 +48,9 @@ def test_workers_find_what_one_process_finds(
     calls: list[int] = []
     real = blobpool._in_workers
 
-    def counted(*args: object, **kwargs: object) -> None:
+    def counted(*args: object, **kwargs: object) -> Iterator[BatchResult]:
         calls.append(1)
-        real(*args, **kwargs)  # type: ignore[arg-type]
+        yield from real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(blobpool, "_in_workers", counted)
     pooled, errors = _scan(keep=False)

@@ -170,7 +170,8 @@ def test_a_symlink_swapped_in_after_the_walk_is_not_read(
     a FIFO, or its folder a symlink: the open is refused, never followed, never blocked."""
     from hygiene.scan.decoders import finder_for
     from hygiene.scan.findings import ScanResult
-    from hygiene.scan.sources.files import Excluder, walk
+    from hygiene.scan.scancontext import ScanContext
+    from hygiene.scan.sources.files import Excluder, FileTarget, walk
     from hygiene.scan.sources.one_file import scan_target
 
     folder, pat = outside
@@ -178,10 +179,9 @@ def test_a_symlink_swapped_in_after_the_walk_is_not_read(
     (tree / "d").mkdir(parents=True)
     for name in ("a.txt", "b.txt", "d/c.txt"):
         (tree / name).write_text("nothing here\n")
-    errors: list[str] = []
-    targets = list(walk(str(tree), Excluder(()), errors))
+    targets = list(walk(str(tree), Excluder(())))
     assert len(targets) == 3
-    assert not errors
+    assert all(isinstance(t, FileTarget) for t in targets)
     (tree / "a.txt").unlink()
     (tree / "a.txt").symlink_to(folder / "secret.txt")
     (tree / "b.txt").unlink()
@@ -190,8 +190,10 @@ def test_a_symlink_swapped_in_after_the_walk_is_not_read(
     (tree / "d").symlink_to(folder)
     (folder / "c.txt").write_text(f"key={pat}\n")
     result = ScanResult()
+    ctx = ScanContext(finder=finder_for(None))
     for target in targets:
-        scan_target(target, result, 1 << 16, finder_for(None))
+        assert isinstance(target, FileTarget)
+        result.add(scan_target(target, ctx))
     assert result.detections == []
     assert result.files == 0
     assert len(result.errors) == 3

@@ -14,6 +14,7 @@ import pytest
 from hygiene.detection import fingerprint
 from hygiene.scan.limits import AllowLines
 from hygiene.scan.matcher.allowlines import compile_pattern
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.parallel import scan_parallel
 from hygiene.scan.sources.runner import scan_targets
@@ -107,20 +108,20 @@ def _targets(root: Path, guard: SecretGuard) -> list[FileTarget]:
 def test_worker_processes_carry_the_counts_back(tmp_path: Path, guard: SecretGuard) -> None:
     targets = _targets(tmp_path, guard)
     allow = AllowLines((compile_pattern(b"FIXTURE"),))
-    serial = scan_targets(targets, jobs=1, keep_secrets=True, allow_lines=allow)
+    serial = scan_targets(targets, ScanContext(jobs=1, keep_secrets=True, allow=allow))
     assert serial.suppressed == {"inline": 503, "allow-lines": 503}
     assert serial.findings == []
     parallel = scan_parallel(
-        targets, workers=2, chunk_size=4096, range_size=20_000, allow_lines=allow
+        targets, ScanContext(chunk_size=4096, allow=allow), 2, range_size=20_000
     )
     assert parallel.suppressed == serial.suppressed
     assert parallel.findings == []
     pooled = scan_targets(
-        targets, jobs=2, keep_secrets=False, parallel_threshold=0, allow_lines=allow
+        targets, ScanContext(jobs=2, keep_secrets=False, allow=allow), parallel_threshold=0
     )
     assert pooled.suppressed == serial.suppressed
     unmarked = scan_parallel(
-        targets, 2, 4096, range_size=20_000, allow_lines=AllowLines(markers=False)
+        targets, ScanContext(chunk_size=4096, allow=AllowLines(markers=False)), 2, range_size=20_000
     )
     assert (len(unmarked.findings), unmarked.suppressed) == (1006, {})
 

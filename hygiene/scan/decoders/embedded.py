@@ -8,11 +8,9 @@ memchr, so text without base64 or UTF-16 costs a few passes of ``in``.
 
 from __future__ import annotations
 
-import threading
-
 from hygiene.detection import AIC_PAT, BEARER_TOKEN, Secret, drop_overlaps
 from hygiene.scan.decoders import b64, utf16
-from hygiene.scan.matcher.needles import NeedleFinder, hyperscan_available, literals_database
+from hygiene.scan.matcher.needles import NeedleFinder, literals_database
 from hygiene.scan.matcher.needles import finder_for as matcher_finder_for
 
 # Bytes from the rarest to the most common in text and code.
@@ -61,9 +59,6 @@ def _present(data: bytes, rare: tuple[bytes, ...], seen: dict[bytes, bool]) -> b
 DENSE = 32
 
 
-_scratch = threading.local()  # Hyperscan scratch space is per thread
-
-
 def _needles_present(data: bytes, end: int) -> frozenset[int] | None:
     """The indexes of the needles in ``data[:end + longest]`` (:data:`_MIME_IDS`: the MIME
     header's hints, :data:`_UTF16_ID`: the UTF-16 needle), found in one SIMD pass; None where
@@ -71,23 +66,16 @@ def _needles_present(data: bytes, end: int) -> frozenset[int] | None:
     In source code every needle's rare bytes are present in most chunks, so a pass of
     ``bytes.find`` per needle would cost more than the whole scan (measured: 0.38 s of a
     0.9 s scan of a 98 MB source tree)."""
-    if not hyperscan_available():
-        return None
-    import hyperscan
-
     db = literals_database(_TEXTS)
-    scratch = getattr(_scratch, "space", None)
-    if scratch is None:
-        scratch = _scratch.space = hyperscan.Scratch(db)
+    if db is None:
+        return None
     ids: set[int] = set()
 
     def seen(needle_id: int, _start: int, _end: int, _flags: int, _ctx: object) -> None:
         ids.add(needle_id)
 
-    # A view, not a slice: no copy of the buffer (Hyperscan reads any buffer; its stubs say
-    # str or bytes).
-    view = memoryview(data)[: end + _LONGEST]
-    db.scan(view, match_event_handler=seen, scratch=scratch)  # type: ignore[type-var]
+    # A view, not a slice: no copy of the buffer.
+    db.scan(memoryview(data)[: end + _LONGEST], seen)
     return frozenset(ids)
 
 

@@ -7,11 +7,15 @@ What a layer cannot read becomes one line in the result's ``errors`` (its ``ARCH
 path first) and the scan goes on with the next member and the next file. Findings inside an
 archive carry the path ``ARCHIVE!MEMBER`` (nested: ``a.zip!lib/b.jar!config.yml``) and their
 member; lines and columns count within the member.
+
+Each layer yields its results part by part (:func:`layer_parts`), each part a
+:class:`~hygiene.scan.findings.ScanResult` of its own: what was found before a failure is the
+caller's already when the failure propagates, with nothing passed down to be filled.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -29,11 +33,10 @@ from hygiene.scan.decoders.archives import (
 from hygiene.scan.decoders.bounds import Budget, DecodeError, check_ratio
 from hygiene.scan.decoders.compressed import Inflater, compression_of
 from hygiene.scan.decoders.embedded import finder_for, refine
-from hygiene.scan.findings import ScanResult, detection_for
-from hygiene.scan.limits import AllowLines, DecodeLimits
-from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, Hit, StreamScanner
+from hygiene.scan.findings import Detection, ScanResult, detection_for
+from hygiene.scan.matcher.engine import Hit, StreamScanner
 from hygiene.scan.matcher.linecount import Recount
-from hygiene.scan.matcher.needles import NeedleFinder
+from hygiene.scan.scancontext import ScanContext
 
 Reader = Callable[[int], bytes]
 # Enough to recognise every format handled here (tar's magic lies at offset 257).
@@ -85,58 +88,87 @@ class Where:
 
 @dataclass
 class _Walk:
-    result: ScanResult
-    limits: DecodeLimits
+    """What one top-level input's layers share: how it is read, its budget and member count
+    (results are returned by each layer, not kept here)."""
+
+    ctx: ScanContext  # with its finder
     budget: Budget
-    chunk_size: int
-    finder: NeedleFinder
-    allow_lines: AllowLines = AllowLines()
     members: int = 0  # archive members met so far in this top-level input, at any depth
 
     def admit(self, count: int = 1) -> None:
         """Count ``count`` members about to be read; past ``max_members``, a bomb."""
         self.members += count
-        if self.members > self.limits.max_members:
+        if self.members > self.ctx.limits.max_members:
             raise DecodeError(
-                f"holds more than {self.limits.max_members} archive members; rest not scanned",
+                f"holds more than {self.ctx.limits.max_members} archive members; rest not scanned",
                 bomb=True,
             )
 
-    def error(self, where: Where, exc: DecodeError) -> None:
+    def error(self, where: Where, exc: DecodeError) -> ScanResult:
+        """The result that says what ``where``'s layer could not read."""
         if exc.bomb:
             self.budget.exhausted = True  # one line per bomb: the rest of the input is skipped
-        if str(exc):  # an empty message repeats a failure already reported
-            self.result.errors.append(f"{where.display}: {exc}")
-            self.result.skipped += 1
+        if not str(exc):  # an empty message repeats a failure already reported
+            return ScanResult()
+        return ScanResult(errors=[f"{where.display}: {exc}"], skipped=1)
+
+
+def scanner_for(ctx: ScanContext) -> StreamScanner:
+    """The byte scanner every source uses: the context's chunk size, finder (or the one for
+    an input of unknown size) and line allowlist, the embedded-secret hook; lines counted
+    only once a secret shows up."""
+    return StreamScanner(
+        ctx.chunk_size,
+        full_count=False,
+        finder=ctx.finder or finder_for(None),
+        refine=refine,
+        allow_lines=ctx.allow.patterns,
+        markers=ctx.allow.markers,
+    )
+
+
+def layer_parts(
+    read: Reader,
+    display: str,
+    ctx: ScanContext,
+    *,
+    recount: Recount | None = None,
+    file: BinaryIO | None = None,
+    size: int | None = None,
+) -> Iterator[ScanResult]:
+    """The input ``read`` (shown as ``display``) through every decoder, as ``ctx`` says (its
+    finder, or the one for ``size``): its results part by part, as they are found, so that
+    what was found before a failure (an OSError from ``read``, which propagates) is the
+    caller's still.
+
+    ``file``: the same input as a seekable file, where it is one (a zip is then read in
+    place); ``recount``: see :meth:`StreamScanner.scan`; ``size``: the input's size if known
+    (it bounds what it may expand to).
+    """
+    if ctx.finder is None:
+        ctx = ctx.using(finder_for(size))
+    walk = _Walk(ctx, Budget(ctx.limits, size))
+    top = Where(display)
+    try:
+        yield from _layer(walk, read, top, 0, recount, file)
+    except DecodeError as exc:  # an owner no layer claimed: the input's own failure
+        yield walk.error(top, exc)
 
 
 def scan_layers(
     read: Reader,
     display: str,
-    result: ScanResult,
+    ctx: ScanContext,
     *,
-    limits: DecodeLimits | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    finder: NeedleFinder | None = None,
     recount: Recount | None = None,
     file: BinaryIO | None = None,
     size: int | None = None,
-    allow_lines: AllowLines = AllowLines(),
-) -> None:
-    """Scan the input ``read`` (shown as ``display``) through every decoder into ``result``.
-
-    ``file``: the same input as a seekable file, where it is one (a zip is then read in
-    place); ``recount``: see :meth:`StreamScanner.scan`; ``size``: the input's size if known
-    (it bounds what it may expand to). OSError from ``read`` propagates.
-    """
-    limits = limits or DecodeLimits()
-    finder = finder or finder_for(size)
-    walk = _Walk(result, limits, Budget(limits, size), chunk_size, finder, allow_lines)
-    top = Where(display)
-    try:
-        _layer(walk, read, top, 0, recount, file)
-    except DecodeError as exc:  # an owner no layer claimed: the input's own failure
-        walk.error(top, exc)
+) -> ScanResult:
+    """:func:`layer_parts` merged into one result (an OSError from ``read`` propagates)."""
+    result = ScanResult()
+    for part in layer_parts(read, display, ctx, recount=recount, file=file, size=size):
+        result.add(part)
+    return result
 
 
 def _layer(
@@ -146,66 +178,69 @@ def _layer(
     depth: int,
     recount: Recount | None = None,
     file: BinaryIO | None = None,
-) -> None:
+) -> Iterator[ScanResult]:
     if walk.budget.exhausted:
         return
     head, read = peek(read)
     if not head:
         return  # empty (most members of a padded archive): nothing to scan, nothing to build
     kind = sniff(head)
+    limits = walk.ctx.limits
     try:
         if kind is None:
-            _plain(walk, read, where, recount)
+            yield from _plain(walk, read, where, recount)
         elif kind == "utf-16":
             codec, bom = utf16.sniff(head) or ("utf-16-le", 0)
             read(bom)
-            _plain(walk, utf16.transcoder(read, codec), where, None)
-        elif depth >= walk.limits.max_depth:
-            raise DecodeError(f"nested deeper than {walk.limits.max_depth} levels; not scanned")
+            yield from _plain(walk, utf16.transcoder(read, codec), where, None)
+        elif depth >= limits.max_depth:
+            raise DecodeError(f"nested deeper than {limits.max_depth} levels; not scanned")
         elif kind == "zip":
-            _zip(walk, read, where, depth, file)
+            yield from _zip(walk, read, where, depth, file)
         elif kind == "tar":
-            _tar(walk, read, where, depth)
+            yield from _tar(walk, read, where, depth)
         else:
             inflated = Inflater(read, kind, walk.budget, owner=where)
-            _layer(walk, inflated.read, where, depth + 1, None, None)
+            yield from _layer(walk, inflated.read, where, depth + 1, None, None)
     except DecodeError as exc:
         if exc.owner is not None and exc.owner != where:
             raise  # an outer layer's failure (its stream ended early): it reports it
-        walk.error(where, exc)
+        yield walk.error(where, exc)
     except Exception as exc:
         # (Tested here, not in the clause: naming the archive errors imports tarfile.)
         if not isinstance(exc, archive_errors()):
             raise
-        walk.error(where, archive_error(kind or "", exc))
+        yield walk.error(where, archive_error(kind or "", exc))
 
 
-def _plain(walk: _Walk, read: Reader, where: Where, recount: Recount | None) -> None:
-    scanner = StreamScanner(
-        walk.chunk_size,
-        full_count=False,
-        finder=walk.finder,
-        refine=refine,
-        allow_lines=walk.allow_lines.patterns,
-        markers=walk.allow_lines.markers,
-    )
-    found = walk.result.detections
+def _plain(
+    walk: _Walk, read: Reader, where: Where, recount: Recount | None
+) -> Iterator[ScanResult]:
+    scanner = scanner_for(walk.ctx)
+    found: list[Detection] = []
+    chunk_size = walk.ctx.chunk_size
     try:
         # An input that ends within its first chunk (most members of an archive) is scanned
         # in one round: the streaming machinery costs more than the scan of a small member
         # (measured: the two wheels of the stdlib, 1,500 members, took half a scan's time).
-        first = read(walk.chunk_size)
-        rest = read(walk.chunk_size) if len(first) < walk.chunk_size else None
+        first = read(chunk_size)
+        rest = read(chunk_size) if len(first) < chunk_size else None
         hits: Iterable[Hit]
         if rest == b"":
             hits = scanner.scan_whole(first)
         else:
             hits = scanner.scan(_prepended([first, rest or b""], read), recount)
-        for hit in hits:
-            found.append(detection_for(hit, where.display, member=where.member))
-    finally:
-        walk.result.bytes += scanner.bytes_read
-        walk.result.suppressed.update(scanner.suppressed)
+        found.extend(detection_for(hit, where.display, member=where.member) for hit in hits)
+    except Exception:
+        # What was read and found before the failure is reported; the failure, by whoever
+        # catches it.
+        yield _read_part(found, scanner)
+        raise
+    yield _read_part(found, scanner)
+
+
+def _read_part(found: list[Detection], scanner: StreamScanner) -> ScanResult:
+    return ScanResult(detections=found, bytes=scanner.bytes_read, suppressed=scanner.suppressed)
 
 
 def _prepended(pieces: list[bytes], read: Reader) -> Reader:
@@ -232,7 +267,7 @@ def _bounded(walk: _Walk, read: Reader, compressed: int, where: Where) -> Reader
         produced += len(piece)
         try:
             walk.budget.spend(len(piece))
-            check_ratio(produced, compressed, walk.limits)
+            check_ratio(produced, compressed, walk.ctx.limits)
         except DecodeError as exc:
             exc.owner = where  # the member is the bomb
             raise
@@ -241,13 +276,16 @@ def _bounded(walk: _Walk, read: Reader, compressed: int, where: Where) -> Reader
     return counted
 
 
-def _zip(walk: _Walk, read: Reader, where: Where, depth: int, file: BinaryIO | None) -> None:
+def _zip(
+    walk: _Walk, read: Reader, where: Where, depth: int, file: BinaryIO | None
+) -> Iterator[ScanResult]:
+    cap = walk.ctx.limits.max_members
     with seekable(read, file) as spool:
         declared = zip_entry_count(spool)
-        if declared is not None and walk.members + declared > walk.limits.max_members:
+        if declared is not None and walk.members + declared > cap:
             # Not handed to zipfile, which would hold the whole directory in memory.
-            walk.error(where, _too_many(declared, walk.limits.max_members))
-            _plain(walk, spool.read, where, None)
+            yield walk.error(where, _too_many(declared, cap))
+            yield from _plain(walk, spool.read, where, None)
             return
         try:
             archive = open_zip(spool)
@@ -256,23 +294,24 @@ def _zip(walk: _Walk, read: Reader, where: Where, depth: int, file: BinaryIO | N
                 raise
             # No directory (truncated, damaged): say so, and scan the bytes as they are (stored
             # members are plain text in them).
-            walk.error(where, archive_error("zip", exc))
+            yield walk.error(where, archive_error("zip", exc))
             spool.seek(0)
-            _plain(walk, spool.read, where, None)
+            yield from _plain(walk, spool.read, where, None)
             return
         with archive:
             for name, member_read, compressed in zip_members(archive):
                 walk.admit()
                 inner = where.child(name)
-                _layer(walk, _bounded(walk, member_read, compressed or 0, inner), inner, depth + 1)
+                bounded = _bounded(walk, member_read, compressed or 0, inner)
+                yield from _layer(walk, bounded, inner, depth + 1)
                 if walk.budget.exhausted:
                     break  # a bomb inside: the rest of this input is not read
 
 
-def _tar(walk: _Walk, read: Reader, where: Where, depth: int) -> None:
+def _tar(walk: _Walk, read: Reader, where: Where, depth: int) -> Iterator[ScanResult]:
     for name, member_read, _ in tar_members(read):
         walk.admit()
-        _layer(walk, member_read, where.child(name), depth + 1, None, None)
+        yield from _layer(walk, member_read, where.child(name), depth + 1, None, None)
         if walk.budget.exhausted:
             break  # a bomb inside: the rest of this input is not read
 
@@ -284,31 +323,15 @@ def _too_many(declared: int, cap: int) -> DecodeError:
     )
 
 
-def scan_buffer(
-    data: bytes,
-    display: str,
-    result: ScanResult,
-    finder: NeedleFinder,
-    *,
-    limits: DecodeLimits | None = None,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    allow_lines: AllowLines = AllowLines(),
-) -> None:
-    """Scan a small input held whole: plain bytes in one round, anything else through its
-    layers."""
+def scan_buffer(data: bytes, display: str, ctx: ScanContext) -> ScanResult:
+    """Scan a small input held whole (with ``ctx``'s finder, or the one for its size):
+    plain bytes in one round, anything else through its layers."""
     if sniff(data[:HEAD_SIZE]) is None:
-        scanner = StreamScanner(
-            chunk_size,
-            full_count=False,
-            finder=finder,
-            refine=refine,
-            allow_lines=allow_lines.patterns,
-            markers=allow_lines.markers,
-        )
-        result.bytes += len(data)
+        scanner = scanner_for(ctx if ctx.finder else ctx.using(finder_for(len(data))))
+        result = ScanResult(bytes=len(data))
         result.record(scanner.scan_whole(data), display)
-        result.suppressed.update(scanner.suppressed)
-        return
+        result.suppressed = scanner.suppressed
+        return result
     view = memoryview(data)
     offset = 0
 
@@ -318,15 +341,17 @@ def scan_buffer(
         offset += len(piece)
         return piece
 
-    scan_layers(
-        read,
-        display,
-        result,
-        limits=limits,
-        chunk_size=chunk_size,
-        finder=finder,
-        allow_lines=allow_lines,
-    )
+    # (As read: no size, so no budget of its own beyond the limits.)
+    return scan_layers(read, display, ctx if ctx.finder else ctx.using(finder_for(len(data))))
 
 
-__all__ = ["HEAD_SIZE", "Where", "peek", "scan_buffer", "scan_layers", "sniff"]
+__all__ = [
+    "HEAD_SIZE",
+    "Where",
+    "layer_parts",
+    "peek",
+    "scan_buffer",
+    "scan_layers",
+    "scanner_for",
+    "sniff",
+]

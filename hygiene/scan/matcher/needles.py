@@ -24,12 +24,10 @@ import functools
 import re
 from collections.abc import Iterator
 from itertools import islice
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from hygiene.detection import RULES, Rule
-
-if TYPE_CHECKING:
-    import hyperscan
+from hygiene.hyperscan_db import CASELESS, SINGLEMATCH, Compiled, compile_all, literal
 
 NEEDLES: tuple[tuple[Rule, bytes], ...] = tuple(
     (rule, needle) for rule in RULES for needle in rule.needles
@@ -189,44 +187,27 @@ class PythonFinder:
         )
 
 
-def _literal(text: bytes) -> bytes:
-    # Every byte as \xHH: Hyperscan reads an expression as a C string, so a NUL (UTF-16 forms
-    # hold several) would end it.
-    return b"".join(b"\\x%02x" % byte for byte in text)
-
-
-def _compile(
-    needles: tuple[tuple[Rule, bytes], ...], extras: tuple[bytes, ...]
-) -> hyperscan.Database:
+def _compile(needles: tuple[tuple[Rule, bytes], ...], extras: tuple[bytes, ...]) -> Compiled | None:
     """``needles`` (ids from 0, caseless where their rule is) and ``extras`` (ids after them,
-    exact bytes, each reported once) in one database (a millisecond)."""
-    import hyperscan
-
-    expressions = [re.escape(needle) for _, needle in needles] + [_literal(t) for t in extras]
-    flags = [hyperscan.HS_FLAG_CASELESS if rule.caseless else 0 for rule, _ in needles]
-    flags += [hyperscan.HS_FLAG_SINGLEMATCH] * len(extras)
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    db.compile(
-        expressions=expressions,
-        ids=list(range(len(expressions))),
-        elements=len(expressions),
-        flags=flags,
-    )
-    return db
+    exact bytes, each reported once) in one database, compiled once per process (None
+    without Hyperscan)."""
+    expressions = [re.escape(needle) for _, needle in needles] + [literal(t) for t in extras]
+    flags = [CASELESS if rule.caseless else 0 for rule, _ in needles]
+    flags += [SINGLEMATCH] * len(extras)
+    return compile_all(expressions, flags)
 
 
 @functools.cache
-def _database(extras: tuple[bytes, ...] = ()) -> hyperscan.Database:
-    """The needles and ``extras`` (ids from ``len(NEEDLES)``), compiled once per process
-    (immutable afterwards)."""
+def _database(extras: tuple[bytes, ...] = ()) -> Compiled | None:
+    """The needles and ``extras`` (ids from ``len(NEEDLES)``); cached here too: history
+    makes a finder per blob."""
     return _compile(NEEDLES, extras)
 
 
 @functools.cache
-def literals_database(texts: tuple[bytes, ...]) -> hyperscan.Database:
-    """``texts`` alone (ids: their indexes; exact bytes, each reported once), compiled once
-    per process: for a caller that looks for them where no finder told (see
-    :meth:`NeedleFinder.extras_in`)."""
+def literals_database(texts: tuple[bytes, ...]) -> Compiled | None:
+    """``texts`` alone (ids: their indexes; exact bytes, each reported once): for a caller
+    that looks for them where no finder told (see :meth:`NeedleFinder.extras_in`)."""
     return _compile((), texts)
 
 
@@ -236,21 +217,20 @@ _SHAPES = tuple((rule, len(needle), rule.back) for rule, needle in NEEDLES)
 
 
 class HyperscanFinder:
-    """All needles (and ``extras``) located in one Hyperscan pass. Each finder owns its
-    scratch space, so finders in different threads never share one."""
+    """All needles (and ``extras``) located in one Hyperscan pass (made only where
+    :func:`hyperscan_available`). Finders in different threads never share a scratch space
+    (:class:`~hygiene.hyperscan_db.Compiled` keeps one per thread)."""
 
     def __init__(self, extras: tuple[bytes, ...] = ()) -> None:
-        import hyperscan
-
+        db = _database(extras)
+        if db is None:
+            raise RuntimeError("the hyperscan wheel does not load here")
         self._extras = extras
-        self._db = _database(extras)
-        self._scratch = hyperscan.Scratch(self._db)
+        self._db = db
         # The buffer last searched whole and the extras it holds (kept alive, so `is` holds).
         self._last: tuple[bytes, frozenset[int]] | None = None
 
     def find(self, data: bytes, cut: int) -> list[tuple[Rule, int]] | None:
-        import hyperscan
-
         ends: list[tuple[int, int]] = []
         extras: set[int] = set()
         first_extra = len(NEEDLES)
@@ -265,9 +245,7 @@ class HyperscanFinder:
             return len(ends) > DENSE
 
         self._last = None
-        try:
-            self._db.scan(data, match_event_handler=collect, scratch=self._scratch)
-        except hyperscan.ScanTerminated:
+        if self._db.scan(data, collect):
             return None  # the extras past the stop are unknown: _last stays None
         self._last = (data, frozenset(extras))
         found: list[tuple[Rule, int]] = []
@@ -284,11 +262,7 @@ class HyperscanFinder:
 
 def hyperscan_available() -> bool:
     """Whether the ``hyperscan`` wheel is installed and loads on this machine."""
-    try:
-        _database()
-    except Exception:  # any failure to load or compile it means: use the Python finder
-        return False
-    return True
+    return _database() is not None
 
 
 def finder_for(size: int | None, extras: tuple[bytes, ...] = ()) -> NeedleFinder:

@@ -1,8 +1,10 @@
 """The sources: files and ``--exclude`` (``files``), gzip, the git index (``staged``), git
 history (``history``: its ``scope``, the ``objects`` listed, the ``blobs`` read in batches, in
 workers past a size by ``blobpool``, and their ``attribution``), and the runs over files, serial (``runner``, ``one_file``) and in worker
-processes (``parallel``). Each turns what it reads into hits of the matcher and records them in a
-:class:`~hygiene.scan.findings.ScanResult`.
+processes (``parallel``). Each reads as the scan's one
+:class:`~hygiene.scan.scancontext.ScanContext` says, turns what it reads into hits of the
+matcher and returns them as a :class:`~hygiene.scan.findings.ScanResult` (merged by the
+caller with :meth:`~hygiene.scan.findings.ScanResult.add`).
 
 Only the sources every scan needs are imported here; ``staged``, ``history`` and ``parallel``
 start git or worker processes and are imported where they are used, so a pre-commit run over

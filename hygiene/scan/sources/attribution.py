@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from hygiene.errors import InputError
-from hygiene.gitcmd import GitStream, git_argv, git_output
+from hygiene.gitcmd import GitStream, git_output, git_succeeds
 from hygiene.scan.sources.blobs import Signature, signature
 from hygiene.scan.sources.files import Excluder
 from hygiene.scan.sources.scope import HistoryScope
@@ -90,16 +90,8 @@ _ONE_BY_ONE = 8
 
 def _ancestors_among(commits: set[str], of: str) -> set[str]:
     """Which of ``commits`` are ancestors of the commit ``of``."""
-    import subprocess
-
     if len(commits) <= _ONE_BY_ONE:
-        found = set()
-        for commit in sorted(commits):
-            argv = git_argv(["merge-base", "--is-ancestor", commit, of])
-            run = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, check=False)
-            if run.returncode == 0:
-                found.add(commit)
-        return found
+        return {c for c in sorted(commits) if git_succeeds(["merge-base", "--is-ancestor", c, of])}
     # A file edited around a token in hundreds of commits: one walk, not hundreds of gits.
     seen: set[str] = set()
     with GitStream(["rev-list", of, "--"], "{history}", options=("history",)) as walk:

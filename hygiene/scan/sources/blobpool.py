@@ -14,17 +14,14 @@ import multiprocessing
 import os
 import signal
 from collections import deque
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
 from multiprocessing.pool import AsyncResult
 from types import FrameType
 
-from hygiene.detection import Secret
 from hygiene.gitcmd import stop_all
 from hygiene.progress import ScanProgress
-from hygiene.scan.findings import Finding, ScanResult
-from hygiene.scan.limits import AllowLines, DecodeLimits
-from hygiene.scan.sources.blobs import BatchResult, Signature, scan_objects
+from hygiene.scan.scancontext import ScanContext
+from hygiene.scan.sources.blobs import BatchResult, scan_objects
 from hygiene.scan.sources.objects import GitObject
 
 # Measured on croc's history (147 MB of blobs, 2 cores under a load of 7 to 9): workers
@@ -34,34 +31,24 @@ BATCH_BYTES = 16 << 20
 BATCH_OBJECTS = 4096
 
 
-@dataclass
-class Collected:
-    """Every batch's results together."""
-
-    found: list[tuple[str, Finding]] = field(default_factory=list)
-    secrets: list[Secret] = field(default_factory=list)
-    signatures: dict[str, Signature] = field(default_factory=dict)
-    unreadable: list[str] = field(default_factory=list)
-    result: ScanResult = field(default_factory=ScanResult)
-
-    def add(self, batch: BatchResult, progress: ScanProgress) -> None:
-        self.found += batch.found
-        self.secrets += batch.secrets
-        self.signatures.update(batch.signatures)
-        self.unreadable += batch.unreadable
-        part = batch.result
-        self.result.files += part.files
-        self.result.bytes += part.bytes
-        self.result.skipped += part.skipped
-        self.result.errors += part.errors
-        self.result.suppressed.update(part.suppressed)
-        progress.add(
-            commits=batch.messages, blobs=batch.blobs, nbytes=part.bytes, findings=len(batch.found)
-        )
+def _told(batch: BatchResult, progress: ScanProgress) -> BatchResult:
+    progress.add(
+        commits=batch.messages,
+        blobs=batch.blobs,
+        nbytes=batch.result.bytes,
+        findings=len(batch.found),
+    )
+    return batch
 
 
-def _stop_on_sigterm() -> None:
-    """Worker initializer: SIGTERM unwinds (``with`` blocks kill and reap their git)."""
+# In a worker process: how to read every batch (set once, when the worker starts).
+_WORKER_CONTEXT: list[ScanContext] = []
+
+
+def _start_worker(ctx: ScanContext) -> None:
+    """Worker initializer: SIGTERM unwinds (``with`` blocks kill and reap their git); the
+    context's picklable part is sent once per worker, not with each batch."""
+    _WORKER_CONTEXT[:] = [ctx]
 
     def handler(_signum: int, _frame: FrameType | None) -> None:
         raise SystemExit(143)
@@ -69,11 +56,10 @@ def _stop_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, handler)
 
 
-def _run(args: tuple[list[GitObject], DecodeLimits | None, AllowLines]) -> BatchResult:
+def _run(objects: list[GitObject]) -> BatchResult:
     """Worker entry point (module level, so it pickles)."""
-    objects, limits, allow_lines = args
     try:
-        return scan_objects(objects, limits, allow_lines)
+        return scan_objects(objects, _WORKER_CONTEXT[0])
     finally:
         stop_all()  # a git a signal left between its start and its `with` block
 
@@ -86,46 +72,39 @@ def _workers() -> int:
 
 
 def run_batches(
-    batches: Iterable[list[GitObject]],
-    limits: DecodeLimits | None,
-    allow_lines: AllowLines,
-    keep_secrets: bool,
-    progress: ScanProgress,
-    workers: int | None = None,
-) -> Collected:
-    """Scan every batch (see the module's docstring); ``keep_secrets`` keeps all in this
-    process, with each finding's secret."""
-    workers = workers or _workers()
-    out = Collected()
+    batches: Iterable[list[GitObject]], ctx: ScanContext, progress: ScanProgress
+) -> BatchResult:
+    """Scan every batch (see the module's docstring), in ``ctx.jobs`` workers (None: one per
+    core) unless ``ctx.keep_secrets`` keeps all in this process, with each finding's secret."""
+    workers = ctx.jobs or _workers()
+    out = BatchResult()
     seen = 0
     it = iter(batches)
     for batch in it:
-        out.add(scan_objects(batch, limits, allow_lines, keep_secrets), progress)
+        out.add(_told(scan_objects(batch, ctx), progress))
         seen += sum(obj.size for obj in batch)
-        if seen > PARALLEL_AFTER and workers > 1 and not keep_secrets:
-            _in_workers(it, limits, allow_lines, workers, out, progress)
+        if seen > PARALLEL_AFTER and workers > 1 and not ctx.keep_secrets:
+            for done in _in_workers(it, ctx.for_workers(), workers):
+                out.add(_told(done, progress))
             break
     return out
 
 
 def _in_workers(
-    batches: Iterable[list[GitObject]],
-    limits: DecodeLimits | None,
-    allow_lines: AllowLines,
-    workers: int,
-    out: Collected,
-    progress: ScanProgress,
-) -> None:
+    batches: Iterable[list[GitObject]], ctx: ScanContext, workers: int
+) -> Iterator[BatchResult]:
+    """Each batch's result, as the workers finish them (at most two batches per worker
+    wait)."""
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with context.Pool(workers, initializer=_stop_on_sigterm) as pool:
+    with context.Pool(workers, _start_worker, (ctx,)) as pool:
         pending: deque[AsyncResult[BatchResult]] = deque()
         for batch in batches:
-            pending.append(pool.apply_async(_run, ((batch, limits, allow_lines),)))
+            pending.append(pool.apply_async(_run, (batch,)))
             while len(pending) >= 2 * workers:
-                out.add(pending.popleft().get(), progress)
+                yield pending.popleft().get()
         while pending:
-            out.add(pending.popleft().get(), progress)
+            yield pending.popleft().get()
 
 
-__all__ = ["BATCH_BYTES", "BATCH_OBJECTS", "PARALLEL_AFTER", "Collected", "run_batches"]
+__all__ = ["BATCH_BYTES", "BATCH_OBJECTS", "PARALLEL_AFTER", "run_batches"]

@@ -22,7 +22,7 @@ from hygiene.errors import InputError
 from hygiene.gitcmd import GitStream
 from hygiene.scan.decoders import finder_for, scan_buffer, scan_layers
 from hygiene.scan.findings import Finding, ScanResult
-from hygiene.scan.limits import AllowLines, DecodeLimits
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.objects import GitObject
 from hygiene.scan.sources.staged import blob_reader, feed_lines
 
@@ -43,7 +43,8 @@ class Signature:
 @dataclass
 class BatchResult:
     """Findings by object id (paths relative to the object, ``""`` for a message), the
-    signatures of the commits and tags whose messages hold one, and what could not be read."""
+    signatures of the commits and tags whose messages hold one, and what could not be read;
+    ``result`` holds the figures and error lines (its detections are moved to ``found``)."""
 
     found: list[tuple[str, Finding]] = field(default_factory=list)
     secrets: list[Secret] = field(default_factory=list)  # beside ``found``, when kept
@@ -52,6 +53,28 @@ class BatchResult:
     result: ScanResult = field(default_factory=ScanResult)
     blobs: int = 0
     messages: int = 0  # commits and tags read
+
+    def take(self, sha: str, part: ScanResult, keep: bool) -> None:
+        """Take in the result of scanning the object ``sha``: its detections as findings
+        under its id (and their secrets, if ``keep``), the rest as it is."""
+        if not part.detections:  # most objects: nothing to move
+            self.result.add(part)
+            return
+        self.found += [(sha, d.finding) for d in part.detections]
+        if keep:
+            self.secrets += [d.secret for d in part.detections]
+        self.result.add(dataclasses.replace(part, detections=[]))
+
+    def add(self, other: BatchResult) -> BatchResult:
+        """Take in another batch's results (the one way batches are merged); returns this."""
+        self.found += other.found
+        self.secrets += other.secrets
+        self.signatures.update(other.signatures)
+        self.unreadable += other.unreadable
+        self.result.add(other.result)
+        self.blobs += other.blobs
+        self.messages += other.messages
+        return self
 
 
 def signature(header: bytes) -> Signature:
@@ -93,117 +116,109 @@ def _read_exact(stdout: IO[bytes], size: int) -> bytes:
 
 @dataclass
 class _Scanner:
-    limits: DecodeLimits
-    allow_lines: AllowLines
-    keep: bool
-    out: BatchResult
+    ctx: ScanContext
 
     def __post_init__(self) -> None:
         # Hyperscan (where installed) for every object, even small ones: one call per blob
         # costs less than the pure-Python finder's passes (measured on croc's history:
         # 2.1 s against 3.4 s in one process).
-        self.finder = finder_for(None)
+        self.ctx = self.ctx.using(finder_for(None))
 
-    def _collect(self, sha: str, before: int) -> None:
-        """Move the detections made since ``before`` into ``out.found`` under ``sha``."""
-        detections = self.out.result.detections
-        for detection in detections[before:]:
-            self.out.found.append((sha, detection.finding))
-            if self.keep:
-                self.out.secrets.append(detection.secret)
-        del detections[before:]
-
-    def blob(self, stdout: IO[bytes], obj: GitObject) -> None:
-        before = len(self.out.result.detections)
+    def blob(self, stdout: IO[bytes], obj: GitObject) -> ScanResult:
         if obj.size <= WHOLE_SIZE:
-            data = _read_exact(stdout, obj.size)
-            scan_buffer(
-                data, obj.sha, self.out.result, self.finder, limits=self.limits,
-                allow_lines=self.allow_lines,
-            )  # fmt: skip
-        else:
-            read = blob_reader(stdout, obj.size)
-            scan_layers(
-                read, obj.sha, self.out.result, limits=self.limits, finder=self.finder,
-                size=obj.size, allow_lines=self.allow_lines,
-            )  # fmt: skip
-            while read(1 << 16):
-                pass  # what a decoder left unread: stay in step with cat-file
-        self._collect(obj.sha, before)
+            return scan_buffer(_read_exact(stdout, obj.size), obj.sha, self.ctx)
+        read = blob_reader(stdout, obj.size)
+        part = scan_layers(read, obj.sha, self.ctx, size=obj.size)
+        while read(1 << 16):
+            pass  # what a decoder left unread: stay in step with cat-file
+        return part
 
-    def message(self, stdout: IO[bytes], obj: GitObject) -> None:
+    def message(self, stdout: IO[bytes], obj: GitObject) -> tuple[ScanResult, Signature | None]:
+        """A commit's or tag's message scanned, and its signature when it holds a finding."""
         data = _read_exact(stdout, obj.size)
         header, _, message = data.partition(b"\n\n")
-        before = len(self.out.result.detections)
-        if message:
-            scan_buffer(message, "", self.out.result, self.finder, allow_lines=self.allow_lines)
-        if len(self.out.result.detections) > before:
-            self.out.signatures[obj.sha] = signature(header)
-        self._collect(obj.sha, before)
+        if not message:
+            return ScanResult(), None
+        part = scan_buffer(message, "", self.ctx)
+        return part, signature(header) if part.detections else None
 
 
-def scan_objects(
-    objects: list[GitObject],
-    limits: DecodeLimits | None = None,
-    allow_lines: AllowLines = AllowLines(),
-    keep_secrets: bool = False,
-) -> BatchResult:
-    """Read and scan ``objects`` (see the module's docstring); ``keep_secrets`` keeps each
-    finding's secret in ``secrets`` (in this process only)."""
+def scan_objects(objects: list[GitObject], ctx: ScanContext) -> BatchResult:
+    """Read and scan ``objects`` (see the module's docstring); ``ctx.keep_secrets`` keeps
+    each finding's secret in ``secrets`` (in this process only)."""
     out = BatchResult()
-    scanner = _Scanner(limits or DecodeLimits(), allow_lines, keep_secrets, out)
+    scanner = _Scanner(ctx)
     left = list(objects)
     while left:
-        done = _one_cat_file(left, scanner)
+        done, read = _one_cat_file(left, scanner)
+        out.add(read)
         if done < len(left):
             out.unreadable.append(left[done].sha)  # cat-file died on it: the rest again
             done += 1
         left = left[done:]
-    out.result.detections.clear()  # any of an object cat-file died within: not reported
     return out
 
 
-def _one_cat_file(objects: list[GitObject], scanner: _Scanner) -> int:
-    """Scan ``objects`` with one cat-file; how many it got through (fewer when it died)."""
+def _one_cat_file(objects: list[GitObject], scanner: _Scanner) -> tuple[int, BatchResult]:
+    """Scan ``objects`` with one cat-file: how many it got through (fewer when it died: what
+    it found in the object it died within is not reported), and what they held."""
+    out = BatchResult()
     shas = [obj.sha for obj in objects]
+    keep = scanner.ctx.keep_secrets
     with GitStream(["cat-file", "--batch"], "{history}", options=("history",), stdin=True) as git:
         feeder = threading.Thread(target=feed_lines, args=(git.stdin, shas), daemon=True)
         feeder.start()
         try:
             for done, obj in enumerate(objects):
-                if not _next_object(git.stdout, obj, scanner):
-                    return done
-            return len(objects)
+                read = _next_object(git.stdout, obj, scanner)
+                if read is None:
+                    return done, out
+                if read is _MISSING:
+                    out.unreadable.append(obj.sha)
+                    continue
+                part, sig = read
+                if sig is not None:
+                    out.signatures[obj.sha] = sig
+                out.take(obj.sha, part, keep)
+                if obj.kind == "blob":
+                    out.blobs += 1
+                    out.result.files += 1
+                else:
+                    out.messages += 1
+            return len(objects), out
         finally:
             git.kill()  # every object is read, or nothing more will be
             feeder.join()
 
 
-def _next_object(stdout: IO[bytes], obj: GitObject, scanner: _Scanner) -> bool:
-    """Scan the next object cat-file prints; False when cat-file ended before it."""
+# What _next_object answers for an object cat-file says it does not have.
+_MISSING: tuple[ScanResult, Signature | None] = (ScanResult(), None)
+
+
+def _next_object(
+    stdout: IO[bytes], obj: GitObject, scanner: _Scanner
+) -> tuple[ScanResult, Signature | None] | None:
+    """The next object cat-file prints, scanned (with its signature, for a message holding a
+    finding); :data:`_MISSING` when cat-file says it is missing; None when cat-file ended
+    before it."""
     header = stdout.readline()
     if not header:
-        return False
+        return None
     fields = header.split()
     if len(fields) != 3 or not fields[2].isdigit():  # "<id> missing": gone after all
-        scanner.out.unreadable.append(obj.sha)
-        return True
+        return _MISSING
     # The size cat-file is about to print, whatever the listing said: its reader stays in step.
     obj = dataclasses.replace(obj, size=int(fields[2]))
+    read: tuple[ScanResult, Signature | None]
     try:
         if obj.kind == "blob":
-            scanner.blob(stdout, obj)
+            read = scanner.blob(stdout, obj), None
         else:
-            scanner.message(stdout, obj)
+            read = scanner.message(stdout, obj)
     except InputError:
-        return False  # ended within the object
+        return None  # ended within the object
     stdout.read(1)  # the newline after each object
-    if obj.kind == "blob":
-        scanner.out.blobs += 1
-        scanner.out.result.files += 1
-    else:
-        scanner.out.messages += 1
-    return True
+    return read
 
 
 __all__ = ["WHOLE_SIZE", "BatchResult", "Signature", "scan_objects", "signature"]

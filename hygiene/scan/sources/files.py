@@ -18,13 +18,14 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import BinaryIO
 
 from hygiene.errors import InputError, UsageError
 from hygiene.safefile import Refused, is_descriptor_path, is_pseudo, kind_of, open_checked
+from hygiene.scan.scancontext import Notice
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,9 @@ def _display(root: str, rel: str) -> str:
     return rel if root == "." else os.path.join(root, rel)
 
 
-def walk(root: str, excluder: Excluder, errors: list[str]) -> Iterator[FileTarget]:
-    """Regular files under folder ``root``, sorted, ``.git`` and excluded paths skipped."""
+def walk(root: str, excluder: Excluder) -> Iterator[FileTarget | str]:
+    """Regular files under folder ``root``, sorted, ``.git`` and excluded paths skipped; a
+    folder that cannot be read is a line (a ``str``) among them, for the scan's errors."""
     stack = [""]
     while stack:
         rel_dir = stack.pop()
@@ -83,7 +85,7 @@ def walk(root: str, excluder: Excluder, errors: list[str]) -> Iterator[FileTarge
             with os.scandir(os.path.join(root, rel_dir) if rel_dir else root) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            errors.append(f"{_display(root, rel_dir)}: cannot read folder: {exc.strerror}")
+            yield f"{_display(root, rel_dir)}: cannot read folder: {exc.strerror}"
             continue
         subdirs: list[str] = []
         prefix = rel_dir + os.sep if rel_dir else ""
@@ -111,12 +113,13 @@ def walk(root: str, excluder: Excluder, errors: list[str]) -> Iterator[FileTarge
         stack.extend(reversed(subdirs))
 
 
-def collect_paths(paths: Sequence[str], excluder: Excluder, errors: list[str]) -> list[FileTarget]:
-    """The files named by ``paths`` (files as given, folders walked); a missing path is a
-    usage error (exit 2) before anything is scanned. A path whose symlink leads to anything
-    but a regular file or a folder outside ``/proc`` and ``/sys`` is not read: one line in
-    ``errors`` says so."""
+def collect_paths(paths: Sequence[str], excluder: Excluder) -> tuple[list[FileTarget], list[str]]:
+    """The files named by ``paths`` (files as given, folders walked), and the error lines of
+    what is not read; a missing path is a usage error (exit 2) before anything is scanned.
+    A path whose symlink leads to anything but a regular file or a folder outside ``/proc``
+    and ``/sys`` is not read: one error line says so."""
     targets: list[FileTarget] = []
+    errors: list[str] = []
     for path in paths:
         try:
             st = os.stat(path)
@@ -128,7 +131,11 @@ def collect_paths(paths: Sequence[str], excluder: Excluder, errors: list[str]) -
         if refused:
             errors.append(f"{path}: {refused}")
         elif stat.S_ISDIR(st.st_mode):
-            targets.extend(walk(path, excluder, errors))
+            for found in walk(path, excluder):
+                if isinstance(found, str):
+                    errors.append(found)
+                else:
+                    targets.append(found)
         elif not excluder.excludes(path):
             # A path named on the command line is read whatever it is: a pipe or FIFO
             # (process substitution), a character device, a regular file.
@@ -136,7 +143,7 @@ def collect_paths(paths: Sequence[str], excluder: Excluder, errors: list[str]) -
             stream = fifo or stat.S_ISCHR(st.st_mode) or stat.S_ISSOCK(st.st_mode)
             identity = None if stream or is_pseudo(st) else identity_of(st)
             targets.append(FileTarget(path, path, st.st_size, stream, fifo, identity))
-    return targets
+    return targets, errors
 
 
 _PSEUDO_PREFIXES = ("/proc/", "/sys/")
@@ -200,7 +207,6 @@ _CHANGED = "changed since it was listed (now a symlink, a special or another fil
 
 # How long opening a FIFO may block before the user is told why the scan waits.
 FIFO_NOTICE_SECONDS = 0.2
-Notice = Callable[[str], None]
 
 
 def _open_raw(target: FileTarget, on_wait: Notice | None) -> BinaryIO:

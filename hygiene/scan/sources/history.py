@@ -29,7 +29,7 @@ from hygiene.detection import Secret
 from hygiene.gitcmd import git_output
 from hygiene.progress import ScanProgress
 from hygiene.scan.findings import Detection, Finding, ScanResult
-from hygiene.scan.limits import AllowLines, DecodeLimits
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.attribution import (
     Introduction,
     first_of,
@@ -37,7 +37,8 @@ from hygiene.scan.sources.attribution import (
     introductions,
     signatures,
 )
-from hygiene.scan.sources.blobpool import BATCH_BYTES, BATCH_OBJECTS, Collected, run_batches
+from hygiene.scan.sources.blobpool import BATCH_BYTES, BATCH_OBJECTS, run_batches
+from hygiene.scan.sources.blobs import BatchResult
 from hygiene.scan.sources.files import Excluder
 from hygiene.scan.sources.objects import Listing, batches, list_objects
 from hygiene.scan.sources.scope import HistoryScope
@@ -51,34 +52,26 @@ def _unreadable(sha: str, reason: str) -> str:
     return f"object {sha}: {reason}; not scanned"
 
 
-def scan_history(
-    excluder: Excluder,
-    scope: HistoryScope,
-    allow_lines: AllowLines = AllowLines(),
-    progress: ScanProgress | None = None,
-    limits: DecodeLimits | None = None,
-    keep_secrets: bool = False,
-) -> ScanResult:
-    """Findings in everything ``scope`` reaches (see the module's docstring); ``progress``
-    hears of each batch of objects."""
+def scan_history(ctx: ScanContext, scope: HistoryScope) -> ScanResult:
+    """Findings in everything ``scope`` reaches, but for the paths ``ctx.excludes`` names
+    (see the module's docstring); ``ctx.progress`` hears of each batch of objects."""
     started = time.perf_counter()
-    progress = progress if progress is not None else ScanProgress()
+    progress = ctx.progress if ctx.progress is not None else ScanProgress()
     listing = Listing()
     # Closed on any way out: the listing's gits are killed then, not when collected.
     with contextlib.closing(list_objects(scope, listing)) as objects:
         grouped = batches(objects, BATCH_BYTES, BATCH_OBJECTS)
-        collected = run_batches(grouped, limits, allow_lines, keep_secrets, progress)
-    result = collected.result
-    result.errors[:0] = [_unreadable(sha, "missing") for sha in listing.missing] + [
-        _unreadable(sha, "cannot be read") for sha in collected.unreadable
-    ]
-    result.errors[:0] = _grafted()
-    kept = _attributed(collected, scope, excluder, result)
-    for finding, secret in kept:
-        if secret is None:
-            result.findings_only.append(finding)
-        else:
-            result.detections.append(Detection(finding, secret))
+        collected = run_batches(grouped, ctx, progress)
+    result = ScanResult(
+        errors=[
+            *_grafted(),
+            *(_unreadable(sha, "missing") for sha in listing.missing),
+            *(_unreadable(sha, "cannot be read") for sha in collected.unreadable),
+        ]
+    )
+    placed = _attributed(collected, scope, Excluder(ctx.excludes))
+    result.add(placed)
+    result.add(dataclasses.replace(collected.result, errors=[]))
     result.seconds = time.perf_counter() - started
     return result
 
@@ -113,16 +106,15 @@ def _placed_errors(errors: list[str], first: dict[str, Introduction]) -> list[st
     return placed
 
 
-def _attributed(
-    collected: Collected, scope: HistoryScope, excluder: Excluder, result: ScanResult
-) -> list[tuple[Finding, Secret | None]]:
-    """Each finding placed at its commit and path, one per fingerprint and path, in order;
-    ``result``'s decoder errors placed too."""
+def _attributed(collected: BatchResult, scope: HistoryScope, excluder: Excluder) -> ScanResult:
+    """Each finding placed at its commit and path, one per fingerprint and path, in order,
+    and the decoders' errors placed too."""
     messages = collected.signatures
     blobs = {sha for sha, _ in collected.found if sha not in messages}
-    blobs.update(e[:40] for e in result.errors if _OBJECT_ID.match(e))
+    blobs.update(e[:40] for e in collected.result.errors if _OBJECT_ID.match(e))
     every, excluded = introductions(scope, blobs, excluder)
-    result.errors[:] = _placed_errors(result.errors, {b: first_of(i) for b, i in every.items()})
+    first = {b: first_of(i) for b, i in every.items()}
+    result = ScanResult(errors=_placed_errors(collected.result.errors, first))
     head = head_blobs()
     at_head = {f.fingerprint for sha, f in collected.found if sha in head}
     slots = _slots(collected, every, excluded)
@@ -132,11 +124,10 @@ def _attributed(
     for slot, intro in chosen.items():
         finding, secret = min(slots[slot][intro], key=lambda p: (p[0].line, p[0].column))
         sig = who.get(intro.commit)
-        commit = intro.commit or None
         placed_finding = dataclasses.replace(
             finding,
             path=slot[1],
-            commit=commit,
+            commit=intro.commit or None,
             author=sig.author if sig else None,
             date=sig.date if sig else None,
             present_at_head=finding.fingerprint in at_head,
@@ -144,7 +135,12 @@ def _attributed(
         key = (intro.time, intro.commit, slot[1], finding.line, finding.column)
         placed.append((key, placed_finding, secret))
     placed.sort(key=lambda p: p[0])
-    return [(f, s) for _, f, s in placed]
+    for _, finding, secret in placed:
+        if secret is None:
+            result.findings_only.append(finding)
+        else:
+            result.detections.append(Detection(finding, secret))
+    return result
 
 
 # Per (fingerprint, path): each introduction holding it, with the findings it brings.
@@ -152,7 +148,7 @@ _Slots = dict[tuple[str, str], dict[Introduction, list[tuple[Finding, "Secret | 
 
 
 def _slots(
-    collected: Collected, every: dict[str, list[Introduction]], excluded: set[str]
+    collected: BatchResult, every: dict[str, list[Introduction]], excluded: set[str]
 ) -> _Slots:
     slots: _Slots = {}
     messages = collected.signatures

@@ -17,12 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hygiene.progress import ScanProgress
-from hygiene.scan.decoders import finder_for, refine, sniff
-from hygiene.scan.decoders.layers import HEAD_SIZE
+from hygiene.scan.decoders import finder_for, sniff
+from hygiene.scan.decoders.layers import HEAD_SIZE, scanner_for
 from hygiene.scan.findings import Finding, ScanResult, detection_for
-from hygiene.scan.limits import AllowLines, DecodeLimits
-from hygiene.scan.matcher.engine import StreamScanner
 from hygiene.scan.matcher.linecount import fd_recount
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget, open_file
 from hygiene.scan.sources.one_file import scan_target
 
@@ -144,18 +143,11 @@ def count_range(args: _Job) -> int:
         return fd_recount(f)(start, end)
 
 
-def _scan_range(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitResult:
+def _scan_range(unit: Unit, ctx: ScanContext) -> UnitResult:
     target = unit.targets[0]
     # Lines are counted only once a secret shows up: a range without one (most of a big
     # binary) is counted later, and only if a range after it needs the count.
-    scanner = StreamScanner(
-        chunk_size,
-        full_count=False,
-        finder=finder_for(unit.size),
-        refine=refine,
-        allow_lines=allow_lines.patterns,
-        markers=allow_lines.markers,
-    )
+    scanner = scanner_for(ctx.using(finder_for(unit.size)))
     findings: list[Finding] = []
     errors: list[str] = []
     try:
@@ -166,8 +158,8 @@ def _scan_range(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitRes
                 return whole(unit.start + start, unit.start + stop)
 
             f.seek(unit.start)
-            for hit in scanner.scan(_range_reader(f, unit.end - unit.start), recount):
-                findings.append(detection_for(hit, target.display).finding)
+            hits = scanner.scan(_range_reader(f, unit.end - unit.start), recount)
+            findings.extend(detection_for(hit, target.display).finding for hit in hits)
     except OSError as exc:
         errors.append(f"{target.display}: {exc.strerror or exc}")
     files = 1 if unit.part == 0 and not errors else 0
@@ -177,13 +169,11 @@ def _scan_range(unit: Unit, chunk_size: int, allow_lines: AllowLines) -> UnitRes
     )
 
 
-def _scan_batch(
-    unit: Unit, chunk_size: int, limits: DecodeLimits | None, allow_lines: AllowLines
-) -> UnitResult:
+def _scan_batch(unit: Unit, ctx: ScanContext) -> UnitResult:
     result = ScanResult()
-    finder = finder_for(unit.size)
+    each = ctx.using(finder_for(unit.size))
     for target in unit.targets:
-        scan_target(target, result, chunk_size, finder, limits, allow_lines=allow_lines)
+        result.add(scan_target(target, each))
     findings = [d.finding for d in result.detections]
     return UnitResult(
         unit, findings, result.errors, result.files, result.bytes, 0, result.skipped,
@@ -191,13 +181,35 @@ def _scan_batch(
     )  # fmt: skip
 
 
-def run_unit(args: tuple[Unit, int, DecodeLimits | None, AllowLines]) -> UnitResult:
-    """Worker entry point (module level, so it pickles): a unit, the chunk size, the
-    decoders' limits and the line allowlist."""
-    unit, chunk_size, limits, allow = args
+def run_unit(args: tuple[Unit, ScanContext]) -> UnitResult:
+    """Worker entry point (module level, so it pickles): a unit, and how to read it (the
+    context's picklable part, :meth:`~hygiene.scan.scancontext.ScanContext.for_workers`)."""
+    unit, ctx = args
     if unit.is_range:
-        return _scan_range(unit, chunk_size, allow)
-    return _scan_batch(unit, chunk_size, limits, allow)
+        return _scan_range(unit, ctx)
+    return _scan_batch(unit, ctx)
+
+
+# In a worker process: how to read every unit (set once, when the worker starts).
+_WORKER_CONTEXT: list[ScanContext] = []
+
+
+def _start_worker(ctx: ScanContext) -> None:
+    """Worker initializer: the context's picklable part, sent once per worker; the signal
+    handlers a fork inherited from the command put back to the defaults. The pool ends its
+    workers with SIGTERM, even after the last unit: a handler that raises would print a
+    traceback from each idle worker. A worker holds no git and writes nothing, so SIGTERM
+    simply ends it; SIGINT (Ctrl-C reaches the whole process group) is the parent's to act
+    on."""
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WORKER_CONTEXT[:] = [ctx]
+
+
+def _run_in_worker(unit: Unit) -> UnitResult:
+    return run_unit((unit, _WORKER_CONTEXT[0]))
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -227,25 +239,18 @@ def _count_missing(files: list[list[UnitResult]], mapper: Mapper) -> None:
         r.newlines = newlines
 
 
-def _run(
-    units: list[Unit],
-    workers: int,
-    chunk_size: int,
-    limits: DecodeLimits | None = None,
-    allow_lines: AllowLines = AllowLines(),
-    progress: ScanProgress | None = None,
-) -> list[UnitResult]:
-    args = [(u, chunk_size, limits, allow_lines) for u in units]
+def _run(units: list[Unit], workers: int, ctx: ScanContext) -> list[UnitResult]:
     if len(units) == 1:
-        done = [run_unit(args[0])]
-        _tell(progress, done[0])
+        done = [run_unit((units[0], ctx.for_workers()))]
+        _tell(ctx.progress, done[0])
         _count_missing(_ranges_by_file(done), _serial_map)
         return done
-    with _context().Pool(min(workers, len(units))) as pool:
+    count = min(workers, len(units))
+    with _context().Pool(count, _start_worker, (ctx.for_workers(),)) as pool:
         done = []
-        for r in pool.imap_unordered(run_unit, args):
+        for r in pool.imap_unordered(_run_in_worker, units):
             done.append(r)
-            _tell(progress, r)
+            _tell(ctx.progress, r)
         _count_missing(_ranges_by_file(done), pool.map)
     return done
 
@@ -256,26 +261,27 @@ def _tell(progress: ScanProgress | None, r: UnitResult) -> None:
         progress.add(files=r.files, nbytes=r.bytes, findings=len(r.findings))
 
 
-def _serial_map(fn: Callable[[_Job], int], jobs: list[_Job]) -> list[int]:
-    return [fn(job) for job in jobs]
+def _serial_map(fn: Callable[[_Job], int], work: list[_Job]) -> list[int]:
+    return [fn(job) for job in work]
 
 
 def scan_parallel(
     targets: Sequence[FileTarget],
+    ctx: ScanContext,
     workers: int,
-    chunk_size: int,
     range_size: int | None = None,
-    limits: DecodeLimits | None = None,
-    allow_lines: AllowLines = AllowLines(),
-    progress: ScanProgress | None = None,
 ) -> ScanResult:
-    """Scan ``targets`` in ``workers`` processes; findings only (no secrets). ``progress``
+    """Scan ``targets`` in ``workers`` processes; findings only (no secrets). ``ctx.progress``
     hears of each unit as it comes back."""
     if range_size is None:
         # About four units per worker, so that no worker finishes long before the others.
         total = sum(t.size for t in targets)
         range_size = max(BATCH_SIZE, min(RANGE_SIZE, total // (workers * 4) + 1))
-    done = _run(plan(targets, range_size), workers, chunk_size, limits, allow_lines, progress)
+    return _merged(_run(plan(targets, range_size), workers, ctx))
+
+
+def _merged(done: list[UnitResult]) -> ScanResult:
+    """The units' results as one, each range's line numbers shifted by the newlines before it."""
     result = ScanResult()
     for r in done:
         result.files += r.files

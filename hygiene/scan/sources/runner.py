@@ -10,12 +10,10 @@ import os
 import time
 from collections.abc import Iterable, Sequence
 
-from hygiene.progress import ScanProgress
 from hygiene.scan.decoders import finder_for
 from hygiene.scan.findings import ScanResult
-from hygiene.scan.limits import AllowLines, DecodeLimits
-from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
-from hygiene.scan.sources.files import FileTarget, Notice
+from hygiene.scan.scancontext import ScanContext
+from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.one_file import scan_target
 
 # Below this many bytes, starting worker processes costs more than it saves. Measured on 2
@@ -28,39 +26,31 @@ PARALLEL_THRESHOLD = 128 << 20
 
 def scan_targets(
     targets: Sequence[FileTarget],
+    ctx: ScanContext | None = None,
     *,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    jobs: int | None = None,
-    keep_secrets: bool = True,
     parallel_threshold: int = PARALLEL_THRESHOLD,
-    limits: DecodeLimits | None = None,
-    on_wait: Notice | None = None,
-    allow_lines: AllowLines = AllowLines(),
-    progress: ScanProgress | None = None,
 ) -> ScanResult:
-    """Scan files. With ``keep_secrets`` false and enough bytes, in worker processes (whose
-    results carry findings only: tokens never travel between processes). Streams (pipes,
-    FIFOs, devices) are read here, once, never by a worker. ``progress`` hears of each file
-    and chunk (of each worker's unit)."""
+    """Scan files. Without ``ctx.keep_secrets`` and with enough bytes, in worker processes
+    (whose results carry findings only: tokens never travel between processes). Streams
+    (pipes, FIFOs, devices) are read here, once, never by a worker. ``ctx.progress`` hears
+    of each file and chunk (of each worker's unit)."""
     started = time.perf_counter()
-    workers = jobs if jobs is not None else min(os.cpu_count() or 1, 8)
+    ctx = ctx or ScanContext()
+    workers = ctx.jobs if ctx.jobs is not None else min(os.cpu_count() or 1, 8)
     files = [t for t in targets if not t.stream]
     total = sum(t.size for t in files)
-    if not keep_secrets and workers > 1 and total > parallel_threshold:
+    if not ctx.keep_secrets and workers > 1 and total > parallel_threshold:
         from hygiene.scan.sources.parallel import scan_parallel
 
-        result = scan_parallel(
-            files, workers, chunk_size, limits=limits, allow_lines=allow_lines, progress=progress
-        )
+        result = scan_parallel(files, ctx, workers)
     else:
         result = ScanResult()
-        finder = finder_for(total)
+        each = ctx.using(finder_for(total))
         for target in files:
-            scan_target(target, result, chunk_size, finder, limits, None, allow_lines, progress)
+            result.add(scan_target(target, each))
     for target in targets:
         if target.stream:
-            finder = finder_for(None)
-            scan_target(target, result, chunk_size, finder, limits, on_wait, allow_lines, progress)
+            result.add(scan_target(target, ctx))
     result.seconds = time.perf_counter() - started
     return result
 
@@ -69,13 +59,5 @@ def merge(results: Iterable[ScanResult]) -> ScanResult:
     """One result from several (e.g. files and standard input)."""
     merged = ScanResult()
     for r in results:
-        merged.detections += r.detections
-        merged.findings_only += r.findings_only
-        merged.errors += r.errors
-        merged.notes += r.notes
-        merged.files += r.files
-        merged.bytes += r.bytes
-        merged.skipped += r.skipped
-        merged.seconds += r.seconds
-        merged.suppressed.update(r.suppressed)
+        merged.add(r)
     return merged

@@ -17,8 +17,8 @@ from hygiene.gitcmd import GitStream, git_output
 from hygiene.progress import ScanProgress
 from hygiene.scan.decoders import finder_for, scan_layers
 from hygiene.scan.findings import ScanResult
-from hygiene.scan.limits import AllowLines, DecodeLimits
-from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE, Reader
+from hygiene.scan.matcher.engine import Reader
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import Excluder
 
 _SUBMODULE_MODE = "160000"
@@ -90,78 +90,49 @@ def feed_lines(stdin: IO[bytes], names: list[str]) -> None:
             stdin.close()
 
 
-def scan_staged(
-    excluder: Excluder,
-    chunk_size: int = DEFAULT_CHUNK_SIZE,
-    limits: DecodeLimits | None = None,
-    allow_lines: AllowLines = AllowLines(),
-    progress: ScanProgress | None = None,
-) -> ScanResult:
-    """Scan the staged content of the current repository (the index, not the work tree);
-    ``progress`` hears of each blob and chunk."""
+def scan_staged(ctx: ScanContext) -> ScanResult:
+    """Scan the staged content of the current repository (the index, not the work tree),
+    but for the paths ``ctx.excludes`` names; ``ctx.progress`` hears of each blob and chunk."""
     started = time.perf_counter()
-    blobs = staged_blobs(excluder)
-    result = ScanResult()
-    progress = progress if progress is not None else ScanProgress()
+    blobs = staged_blobs(Excluder(ctx.excludes))
+    progress = ctx.progress if ctx.progress is not None else ScanProgress()
     progress.expect(len(blobs), None)
-    if blobs:
-        _scan_blobs(blobs, result, chunk_size, limits, allow_lines, progress)
+    result = _scan_blobs(blobs, ctx, progress) if blobs else ScanResult()
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _scan_blobs(
-    blobs: list[StagedBlob],
-    result: ScanResult,
-    chunk_size: int,
-    limits: DecodeLimits | None,
-    allow_lines: AllowLines,
-    progress: ScanProgress,
-) -> None:
+def _scan_blobs(blobs: list[StagedBlob], ctx: ScanContext, progress: ScanProgress) -> ScanResult:
+    result = ScanResult()
     shas = [blob.sha for blob in blobs]
     with GitStream(["cat-file", "--batch"], "{staged}", options=("staged",), stdin=True) as git:
         feeder = threading.Thread(target=feed_lines, args=(git.stdin, shas), daemon=True)
         feeder.start()
         try:
             for blob in blobs:
-                _scan_blob(git.stdout, blob, result, chunk_size, limits, allow_lines, progress)
+                result.add(_scan_blob(git.stdout, blob, ctx, progress))
         finally:
             git.kill()  # every blob is read, or nothing more will be
             feeder.join()
+    return result
 
 
 def _scan_blob(
-    stdout: IO[bytes],
-    blob: StagedBlob,
-    result: ScanResult,
-    chunk_size: int,
-    limits: DecodeLimits | None,
-    allow_lines: AllowLines,
-    progress: ScanProgress,
-) -> None:
+    stdout: IO[bytes], blob: StagedBlob, ctx: ScanContext, progress: ScanProgress
+) -> ScanResult:
     """The next blob ``git cat-file --batch`` prints, scanned as ``blob.path``."""
     header = stdout.readline().split()
     if len(header) != 3 or header[1] != b"blob":
-        result.errors.append(f"{blob.path}: staged blob cannot be read")
-        return
+        return ScanResult(errors=[f"{blob.path}: staged blob cannot be read"])
     size = int(header[2])
     read = blob_reader(stdout, size)
-    before, found = result.bytes, len(result.detections)
-    scan_layers(
-        progress.counting(read),
-        blob.path,
-        result,
-        limits=limits,
-        chunk_size=chunk_size,
-        finder=finder_for(size),
-        size=size,
-        allow_lines=allow_lines,
-    )
-    result.files += 1
-    progress.file_done(result.bytes - before, len(result.detections) - found)
+    result = scan_layers(progress.counting(read), blob.path, ctx.using(finder_for(size)), size=size)
+    result.files = 1
+    progress.file_done(result.bytes, len(result.detections))
     while read(1 << 16):
         pass  # whatever a corrupt gzip left unread: stay in step with cat-file
     stdout.read(1)  # the newline after each blob
+    return result
 
 
 __all__ = ["blob_reader", "feed_lines", "scan_staged", "staged_blobs"]

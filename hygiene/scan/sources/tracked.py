@@ -42,22 +42,23 @@ _LOCAL_ENV = (
 )
 
 
-def tracked_files(excluder: Excluder, skipped: list[str] | None = None) -> list[FileTarget]:
+def tracked_files(excluder: Excluder) -> tuple[list[FileTarget], list[str]]:
     """The files ``git ls-files`` lists here and in checked-out submodules (files deleted
-    from the work tree skipped); each submodule not entered is added to ``skipped``."""
-    lister = _Lister(excluder, [] if skipped is None else skipped)
+    from the work tree skipped), and each submodule not entered, with why."""
+    lister = _Lister(excluder)
     out = git_output(
         ["ls-files", "-z", "--stage"],
         "{all_files} needs a git repository",
         options=("all_files",),
     )
     lister.add(out, "", 0)
-    return lister.targets
+    return lister.targets, lister.skipped
 
 
 class _Lister:
-    def __init__(self, excluder: Excluder, skipped: list[str]) -> None:
-        self.excluder, self.skipped = excluder, skipped
+    def __init__(self, excluder: Excluder) -> None:
+        self.excluder = excluder
+        self.skipped: list[str] = []
         self.targets: list[FileTarget] = []
         self.folders: dict[str, bool] = {}
         self.seen: set[str] = set()

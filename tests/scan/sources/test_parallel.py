@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Callable
 from pathlib import Path
 
-from hygiene.scan.limits import AllowLines
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.parallel import (
     _count_missing,
@@ -51,10 +51,12 @@ def test_parallel_scan_equals_the_sequential_one(tmp_path: Path) -> None:
     small = tmp_path / "small.txt"
     small.write_text("a\n" + new_pat() + "\n")
     targets = [FileTarget(p.name, str(p), p.stat().st_size) for p in (big, small)]
-    sequential = scan_targets(targets, jobs=1)
-    via_runner = scan_targets(targets, jobs=2, keep_secrets=False, parallel_threshold=1)
+    sequential = scan_targets(targets, ScanContext(jobs=1))
+    via_runner = scan_targets(
+        targets, ScanContext(jobs=2, keep_secrets=False), parallel_threshold=1
+    )
     assert via_runner.findings == sequential.findings
-    parallel = scan_parallel(targets, workers=2, chunk_size=4096, range_size=50_000)
+    parallel = scan_parallel(targets, ScanContext(chunk_size=4096), 2, range_size=50_000)
     assert parallel.findings == sequential.findings
     assert len(parallel.findings) == len(pats) + 1
     assert parallel.detections == []  # tokens never crossed a process boundary
@@ -70,9 +72,9 @@ def test_line_numbers_after_ranges_without_secrets(tmp_path: Path) -> None:
         f.write("ordinary log line with no secret at all\n" * 30_000)
         f.write(f"first {pat}\n")
     target = FileTarget("quiet.log", str(path), path.stat().st_size)
-    parallel = scan_parallel([target], workers=2, chunk_size=4096, range_size=100_000)
+    parallel = scan_parallel([target], ScanContext(chunk_size=4096), 2, range_size=100_000)
     assert [(f.line, f.column) for f in parallel.findings] == [(30_001, 7)]
-    assert parallel.findings == scan_targets([target], jobs=1).findings
+    assert parallel.findings == scan_targets([target], ScanContext(jobs=1)).findings
 
 
 def test_only_the_uncounted_ranges_before_a_finding_are_counted_again(tmp_path: Path) -> None:
@@ -88,7 +90,7 @@ def test_only_the_uncounted_ranges_before_a_finding_are_counted_again(tmp_path: 
     target = FileTarget("log", str(path), path.stat().st_size)
     units = split_file(target, range_size=100_000)
     assert len(units) == 6
-    done = [run_unit((u, 4096, None, AllowLines())) for u in units]
+    done = [run_unit((u, ScanContext(chunk_size=4096))) for u in units]
     assert [r.newlines is None for r in done] == [True, True, True, False, True, True]
     jobs: list[tuple[FileTarget, int, int]] = []
 

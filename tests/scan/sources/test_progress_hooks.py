@@ -11,6 +11,7 @@ import pytest
 
 from hygiene.progress import Reader, ScanProgress
 from hygiene.scan.request import ScanRequest, run_scan
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.parallel import scan_parallel
 from tests.helpers import SecretGuard, git
@@ -85,7 +86,8 @@ def test_worker_units_are_counted(tmp_path: Path, guard: SecretGuard) -> None:
     small.write_text(f"S = '{guard.pat()}'\n")
     targets = [FileTarget(str(p), str(p), p.stat().st_size) for p in (big, small)]
     progress = ScanProgress()
-    result = scan_parallel(targets, 2, 64 << 10, range_size=100_000, progress=progress)
+    ctx = ScanContext(chunk_size=64 << 10, progress=progress)
+    result = scan_parallel(targets, ctx, 2, range_size=100_000)
     snap = progress.snapshot()
     assert (snap.files, snap.bytes, snap.findings) == (2, result.bytes, 9)
     assert len(result.findings) == 9

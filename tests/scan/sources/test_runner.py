@@ -9,15 +9,14 @@ import pytest
 from hygiene.scan.findings import ScanResult
 from hygiene.scan.matcher.engine import DEFAULT_CHUNK_SIZE
 from hygiene.scan.matcher.needles import PythonFinder
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.runner import scan_target
 from tests.helpers import new_pat
 
 
 def _scan(target: FileTarget) -> ScanResult:
-    result = ScanResult()
-    scan_target(target, result, DEFAULT_CHUNK_SIZE, PythonFinder())
-    return result
+    return scan_target(target, ScanContext(finder=PythonFinder()))
 
 
 def test_a_small_file_is_scanned_whole(tmp_path: Path) -> None:

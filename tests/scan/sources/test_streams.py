@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from hygiene.scan.scancontext import ScanContext
 from hygiene.scan.sources.files import FileTarget
 from hygiene.scan.sources.runner import scan_targets
 from tests.helpers import SecretGuard, run_hygiene
@@ -135,7 +136,7 @@ def test_streams_stay_in_process_when_files_go_to_workers(
         FileTarget("big.log", str(big), big.stat().st_size),
         FileTarget("fifo", str(fifo), 0, stream=True, fifo=True),
     ]
-    result = scan_targets(targets, jobs=2, keep_secrets=False, parallel_threshold=0)
+    result = scan_targets(targets, ScanContext(jobs=2, keep_secrets=False), parallel_threshold=0)
     writer.join(timeout=30)
     assert sorted(f.path for f in result.findings) == ["big.log", "fifo"]
     assert result.files == 2
