@@ -15,12 +15,21 @@ run's ratio to the plain run next to it, so that load from other processes hits 
 ``mask()`` on 64 KB adversarial inputs (repeated keys, huge values): the worst single call.
 ``hygiene mask``: MB/s on a generated service log, on adversarial text and on one 20 MB line of
 ``Authorization: `` repeated.
+
+    python bench/mask_bench.py --huge-lines                      # MB/s per 20 MB line shape
+    python bench/mask_bench.py --huge-lines --other /tmp/perfbase  # and another tree's, alike
+
+``--huge-lines``: ``hygiene mask`` on one 20 MB line of each adversarial shape (CPU time of
+the child, start-up included, as ``/usr/bin/time -f %U+%S`` shows it); with ``--other TREE``
+the same runs of that tree's code (``PYTHONPATH=TREE``: a ``git worktree add`` or ``git
+archive`` of another commit) alternate with this one's, and their outputs are compared.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import json
 import logging
 import os
@@ -204,7 +213,31 @@ def _more_adversarial_inputs() -> dict[str, str]:
         "token< repeated": "token<",
         "pwd=a <SessionToken>x</SessionToken> lines": "pwd=a <SessionToken>x</SessionToken>\n",
     }
-    return {k: (v * (size // len(v) + 1))[:size] for k, v in inputs.items()}
+    texts = {k: (v * (size // len(v) + 1))[:size] for k, v in inputs.items()}
+    return texts | _context_inputs(size)
+
+
+def _context_inputs(size: int) -> dict[str, str]:
+    """The context rules' shapes (context.py, context_web.py, urlencoded.py), each with a
+    new random credential per line: past the judged ones, their dense passes."""
+    shapes = {
+        "env list lines": "export AIC_SECRET={s}\n",
+        "HTML field lines": '<input type="hidden" name="csrf_token" value="{s}">\n',
+        "folded header lines": "Authorization: Bearer\r\n  {s}\r\n",
+        "signed URL lines": "https://a.blob.core.windows.net/c/{i}?sv=2022-11-02&sig={s}\n",
+        "URL-encoded lines": "next=%2Fcb%3Faccess_token%3D{s}%26i%3D{i}\n",
+        "netrc lines": "machine h{i} login u password {s}\n",
+        "curl -u lines": "curl -u user{i}:{s} https://x/{i}\n",
+        "pgpass lines": "db{i}.example.com:5432:app:alice:{s}\n",
+    }
+    texts = {}
+    for name, shape in shapes.items():
+        lines, length = [], 0
+        while length < size:
+            lines.append(shape.format(i=len(lines), s=secrets.token_urlsafe(24)))
+            length += len(lines[-1])
+        texts[name] = "".join(lines)[:size]
+    return texts
 
 
 # The machine's speed, next to each input: the least any regex pass over 11,000 values can
@@ -359,13 +392,84 @@ def bench_cli(megabytes: int, runs: int) -> None:
         )
 
 
+# One line of each shape, 20 MB, no line end (the stream cuts it at 8 MB, with look-ahead).
+HUGE_LINES = {
+    "Authorization: ": "Authorization: ",
+    "pwd=a;": "pwd=a;",
+    '{"password": ': '{"password": ',
+    "https://u:p@h ": "https://u:p@h ",
+    "Authorization: Bearer x ": "Authorization: Bearer x ",
+    "<password>a</password>": "<password>a</password>",
+    "password= ": "password= ",
+}
+
+
+def _huge_line(unit: str, megabytes: int) -> Path:
+    CORPUS_DIR.mkdir(exist_ok=True)
+    # Named by a digest of the unit: `{"password": ` and `password= ` spell the same letters.
+    name = hashlib.sha256(unit.encode()).hexdigest()[:12]
+    path = CORPUS_DIR / f"huge-{name}-{megabytes}m.log"
+    if not path.exists() or path.stat().st_size < megabytes << 20:
+        path.write_text(unit * ((megabytes << 20) // len(unit) + 1), encoding="ascii")
+    return path
+
+
+def _tree_run(corpus: Path, tree: str | None) -> tuple[float, bytes]:
+    """CPU seconds of ``hygiene mask corpus`` with ``tree``'s code (None: this one's) and a
+    digest of its output."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = tree
+    start = _child_cpu()
+    proc = subprocess.run(  # run in the tree: `-m` puts the working directory first
+        [sys.executable, "-m", "hygiene", "mask", str(corpus)],
+        stdout=subprocess.PIPE,
+        check=True,
+        env=env,
+        cwd=tree,
+    )
+    return _child_cpu() - start, hashlib.sha256(proc.stdout).digest()
+
+
+def bench_huge_lines(megabytes: int, runs: int, other: str | None) -> None:
+    here = str(Path(__file__).resolve().parent.parent)
+    trees: dict[str, str | None] = {"this tree": here}
+    if other is not None:
+        trees["other tree"] = other
+    print(
+        f"hygiene mask, one {megabytes} MB line of each shape, median CPU of {runs} runs "
+        f"(start-up included; goal >= {ADVERSARIAL_GOAL} MB/s); load {os.getloadavg()[0]:.1f}"
+    )
+    for unit in HUGE_LINES.values():
+        corpus = _huge_line(unit, megabytes)
+        seconds: dict[str, list[float]] = {name: [] for name in trees}
+        digests: dict[str, bytes] = {}
+        for _ in range(runs):  # alternated: load from other processes hits both alike
+            for name, tree in trees.items():
+                cpu, digests[name] = _tree_run(corpus, tree)
+                seconds[name].append(cpu)
+        line = f"  {unit!r:28}"
+        for name in trees:
+            rate = corpus.stat().st_size / max(statistics.median(seconds[name]), 1e-3) / 1e6
+            verdict = "ok" if rate >= ADVERSARIAL_GOAL else "UNDER GOAL"
+            line += f" | {name} {rate:5.1f} MB/s {verdict}"
+        if other is not None:
+            line += " | same output" if len(set(digests.values())) == 1 else " | OUTPUTS DIFFER"
+        print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="32 MB corpus, fewer calls")
     parser.add_argument("--only", choices=["logging", "mask", "cli"], help="one part only")
     parser.add_argument("--calls", type=int, default=1_000, help="logging calls per run")
     parser.add_argument("--pure", action="store_true", help="the filter's Python twin")
+    parser.add_argument("--huge-lines", action="store_true", help="MB/s per 20 MB line shape")
+    parser.add_argument("--other", metavar="TREE", help="with --huge-lines: also this tree")
     args = parser.parse_args()
+    if args.huge_lines:
+        bench_huge_lines(megabytes=20, runs=3 if args.quick else 5, other=args.other)
+        return
     if args.only in (None, "logging"):
         bench_logging(calls=args.calls, runs=21 if args.quick else 61)
     if args.only in (None, "mask"):

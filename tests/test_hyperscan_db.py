@@ -98,14 +98,16 @@ _WITHOUT_WHEEL = """
 import sys
 sys.modules["hyperscan"] = None  # the import fails, as where no wheel exists
 from hygiene.hyperscan_db import compile_all
-from hygiene.masking import gate, stream
+from hygiene.masking import gate, hinted
 from hygiene.scan.matcher import needles
 from hygiene.scan.decoders import embedded
 assert compile_all([b"a"], [0]) is None
 assert not needles.hyperscan_available()
 assert type(needles.finder_for(None)).__name__ == "PythonFinder"
 assert gate.has_hint("a long text with a password in it" * 40) is None
-assert stream._hyperscan_hint_ends(b"password=x\\n" * 10000) is None
+assert hinted._hyperscan_hint_ends(b"password=x\\n" * 10000) is None
+assert hinted._hints_present(b"password=x\\n" * 10000) is None
+assert hinted.lines_with_hints(b"password=x\\n" * 10000)[:1] == [(0, 10)]
 assert embedded._needles_present(b"data", 4) is None
 from hygiene.masking import mask
 print(mask("password=hunter2-is-not-a-token " + "x" * 2000)[:20])

@@ -25,9 +25,9 @@ import pytest
 
 from hygiene import detection, ruletable
 from hygiene.masking import RedactingFilter, fastpath, gate, mask
+from hygiene.masking.hinted import HINTS as STREAM_HINTS
 from hygiene.masking.hints import CASED_HINTS, HINTS, KEY, NONE, hints_in
 from hygiene.masking.keys import hides_whole, is_sensitive_key
-from hygiene.masking.stream import _HINTS as STREAM_HINTS
 from hygiene.masking.stream import mask_block
 from hygiene.masking.text import LONG
 from hygiene.scan.matcher.engine import scan_bytes

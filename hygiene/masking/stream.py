@@ -16,21 +16,20 @@ invalid UTF-8 comes out byte for byte) and masked.
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 import re
 from collections.abc import Callable
 from typing import Final
 
 from hygiene.detection import ELLIPSIS
-from hygiene.hyperscan_db import CASELESS, Compiled, compile_all
 from hygiene.masking import lines as context_lines
-from hygiene.masking.decoded import cased_needles, mask_mime_block
+from hygiene.masking.decoded import mask_mime_block
 from hygiene.masking.dense import Dense, dense_spans
+from hygiene.masking.hinted import lines_with_hints as _lines_with_hints
 from hygiene.masking.pairs import mask_pair_block
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import mask, spans_before_pass
-from hygiene.ruletable import TABLE, gate_hints
+from hygiene.ruletable import TABLE
 
 BLOCK: Final = 1 << 20
 MAX_LINE: Final = 8 << 20
@@ -39,25 +38,11 @@ _KEEP: Final = 8192
 # How far past a cut a value may start and still belong to a key before the cut.
 _REACH: Final = 1024
 
-# The rule table's hints, in any case, and the frame-variable markers the pipe reads
-# (lines.py). URLs are everywhere in logs, and `@` in them: the userinfo rule is found by
-# its own pattern, only where a password is in a URL's userinfo.
-_HINTS: Final = (
-    *(h.encode() for h in gate_hints(cased=False, skip=("userinfo",))[0]),
-    *context_lines.FRAME_HINTS,
-    b"transfer-encoding",  # a MIME part's header: its base64 is read across lines
-)
 # What starts a name/value pair's keyword field (the core's pair rules' needles): only a
 # line holding one can begin a pair whose value lies on a later line.
 _PAIR_KEYS: Final = tuple(
     needle for row in TABLE if row.name in ("pair", "pair-token") for needle in row.needles
 )
-# URLs are everywhere in logs; only those with a password in their userinfo need masking.
-_USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
-# Hyperscan finds every hint in one pass; below this size the plain finds cost less.
-_HYPERSCAN_FROM: Final = 1 << 16
-# Past one hint per this many bytes of a block, lines are found by plain searches instead.
-_DENSE_HINTS: Final = 256
 # Characters a token or credential may go on with past a cut.
 _TOKEN_BYTES: Final = re.compile(rb"[A-Za-z0-9._~+/=%-]*")
 
@@ -172,83 +157,6 @@ def _mask_in_context(before: bytes, data: bytes, start: int, end: int) -> bytes:
     return masked.encode("utf-8", "surrogateescape")
 
 
-def _lines_with_hints(data: bytes) -> list[tuple[int, int]]:
-    if len(data) >= _HYPERSCAN_FROM:
-        ends = _hyperscan_hint_ends(data)
-        if ends is not None:
-            return _lines_at(data, ends)
-    return _lines_found(data)
-
-
-def _lines_at(data: bytes, ends: list[int]) -> list[tuple[int, int]]:
-    lines: list[tuple[int, int]] = []
-    for end in sorted(ends):
-        if lines and end <= lines[-1][1]:
-            continue  # on a line already noted
-        start = data.rfind(b"\n", 0, end - 1) + 1
-        stop = data.find(b"\n", end - 1)
-        lines.append((start, len(data) if stop == -1 else stop))
-    return lines
-
-
-def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
-    """Where hints end in ``data``, all found in one SIMD pass; None without Hyperscan, or
-    when hints are dense (more than one per ``_DENSE_HINTS`` bytes: a Python call per hint
-    would cost more than the plain finds, which skip to the end of each line they hit)."""
-    db = _hint_database()
-    if db is None:  # no wheel for this platform, or it does not load: the Python finds
-        return None
-    ends: list[int] = []
-    limit = len(data) // _DENSE_HINTS
-
-    def collect(_id: int, _start: int, end: int, _flags: int, _ctx: object) -> bool:
-        ends.append(end)
-        return len(ends) > limit  # True ends the scan
-
-    return None if db.scan(data, collect) else ends
-
-
-@functools.cache
-def _hint_database() -> Compiled | None:
-    # The userinfo pattern without its bounds (a wider net; bounded repeats compile slowly).
-    userinfo = rb"""://[^/\s:@'"<>]*:[^/\s@'"<>]+@"""
-    # Hex escapes: an expression is a C string, which a NUL (the UTF-16 needle's) would end.
-    cased = [b"".join(b"\\x%02x" % byte for byte in n) for n in cased_needles()]
-    expressions = [re.escape(h) for h in _HINTS] + [userinfo, *cased]
-    return compile_all(expressions, [CASELESS] * len(_HINTS) + [0] * (1 + len(cased)))
-
-
-def _lines_found(data: bytes) -> list[tuple[int, int]]:
-    low = data.lower()
-    lines: dict[int, int] = {}
-    for hint in _HINTS:
-        pos = low.find(hint)
-        while pos != -1:
-            pos = _note_line(data, pos, lines)
-            pos = low.find(hint, pos)
-    pos = data.find(b"://")
-    while pos != -1:
-        if _USERINFO.match(data, pos):
-            pos = _note_line(data, pos, lines)
-        pos = data.find(b"://", pos + 3)
-    if b"Q" in data or b"U" in data or b"Y" in data or b"\x00" in data:
-        for needle in cased_needles():  # encoded PATs (decoded.py): case-sensitive
-            pos = data.find(needle)
-            while pos != -1:
-                pos = _note_line(data, pos, lines)
-                pos = data.find(needle, pos)
-    return sorted(lines.items())
-
-
-def _note_line(data: bytes, pos: int, lines: dict[int, int]) -> int:
-    """Record the line holding ``pos``; return where the search goes on (the line's end)."""
-    start = data.rfind(b"\n", 0, pos) + 1
-    end = data.find(b"\n", pos)
-    end = len(data) if end == -1 else end
-    lines[start] = end
-    return end
-
-
 def mask_stream(
     read: Callable[[int], bytes],
     write: Callable[[bytes], object],
@@ -301,10 +209,13 @@ def mask_long_line(data: bytes, limit: int) -> tuple[bytes, int, bool]:
     """
     while 0 < limit < len(data) and data[limit] & 0xC0 == 0x80:
         limit -= 1  # not inside a character: the part decodes as a prefix of the whole
-    text = data[:limit].decode("utf-8", "surrogateescape")
     whole = data.decode("utf-8", "surrogateescape")
-    space = max(text.rfind(" "), text.rfind("\t"))
-    cut = space + 1 if space > len(text) // 2 else len(text)
+    # ASCII (the usual huge line): characters are bytes, and the part need not be decoded
+    # apart (8 MB decoded and encoded once more per cut).
+    ascii_only = data.isascii()
+    size = limit if ascii_only else len(data[:limit].decode("utf-8", "surrogateescape"))
+    space = max(whole.rfind(" ", 0, size), whole.rfind("\t", 0, size))
+    cut = space + 1 if space > size // 2 else size
     # A value just past the cut may belong to a key before it (`password= ` | `hunter2`): it
     # goes with this part, and the output resumes after it.
     spans, dense = spans_before_pass(whole)  # in order, apart; plain tuples too
@@ -319,7 +230,8 @@ def mask_long_line(data: bytes, limit: int) -> tuple[bytes, int, bool]:
             spans = spans + dense_spans(dense)
         out, resume, runs_on = _spliced(whole, cut, spans)
     out_bytes = out.encode("utf-8", "surrogateescape")
-    return out_bytes, len(whole[:resume].encode("utf-8", "surrogateescape")), runs_on
+    used = resume if ascii_only else len(whole[:resume].encode("utf-8", "surrogateescape"))
+    return out_bytes, used, runs_on
 
 
 def _spliced(whole: str, cut: int, spans: list[Span]) -> tuple[str, int, bool]:
@@ -340,18 +252,47 @@ def _spliced(whole: str, cut: int, spans: list[Span]) -> tuple[str, int, bool]:
 def _through_pass(whole: str, cut: int, head: list[Span], dense: Dense) -> tuple[str, int, bool]:
     """:func:`_spliced` where a dense pass follows ``head`` (which all lies before the cut's
     reach): the pass's values are found by the running sums of its pieces' lengths (in C),
-    and the part is joined from the pieces, with no span made per value."""
-    bounds = list(itertools.accumulate(map(len, dense.pieces), initial=dense.pos))
-    starts, ends = bounds[2::3], bounds[3::3]
-    count = bisect.bisect_left(starts, cut + _REACH)  # values kept
+    and the part is joined from the pieces, with no span made per value.
+
+    The pieces are consumed (``dense`` is not read again). Only the values near the cut are
+    placed, from the end of the text back: summing every piece's length made an int per
+    piece, a third of the time of a huge line of ``pwd=a;``."""
+    pieces = dense.pieces
+    count, end = _kept_values(pieces, len(whole), cut + _REACH)
     if not count:
         return _spliced(whole, cut, head)
-    end = ends[count - 1]
     resume = max(cut, end)
-    pieces = dense.pieces[: 3 * count]
+    del pieces[3 * count :]
     pieces[2::3] = [ELLIPSIS] * count  # (a bare `…` has no tail to drop)
     out = splice(whole[: dense.pos], head) + "".join(pieces) + whole[end:resume]
     return out, resume, end == len(whole)
+
+
+def _kept_values(pieces: list[str], length: int, limit: int) -> tuple[int, int]:
+    """How many values of a dense pass (``pieces``, ending at ``length``) start before
+    ``limit``, and where the last of them ends (0, 0: none).
+
+    Value ``i`` starts where ``pieces[:2 + 3 * i]`` end. The running sums are taken over a
+    window of the last pieces only, widened (doubled) until it reaches back before
+    ``limit``: the work is in proportion to what lies past ``limit``, not to the text."""
+    size = 3 * 64
+    while True:
+        # The window starts at a value (index 2 mod 3), or at the first piece.
+        first = max(len(pieces) - size, 0)
+        first = first - (first - 2) % 3 if first >= 2 else 0
+        tail = pieces[first:]
+        base = length - sum(map(len, tail))
+        bounds = list(itertools.accumulate(map(len, tail), initial=base))
+        if first == 0 or base < limit:
+            break
+        size *= 2
+    # bounds[k] is where pieces[:first + k] end; values start at bounds[first % 3 ...].
+    offset = (2 - first) % 3  # (first is 0 or 2 mod 3)
+    before = (first - 2) // 3 if first else 0  # values wholly before the window
+    count = before + bisect.bisect_left(bounds[offset::3], limit)
+    if not count:
+        return 0, 0
+    return count, bounds[3 * count - first]
 
 
 def _without_tail(replacement: str) -> str:

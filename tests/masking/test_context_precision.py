@@ -18,8 +18,8 @@ from hygiene.masking import fastpath, mask
 from hygiene.masking.context import CONTEXT_HINTS, has_context_hint
 from hygiene.masking.gate import _HINTS as LONG_TEXT_HINTS
 from hygiene.masking.gate import has_hint as long_text_gate
+from hygiene.masking.hinted import HINTS as STREAM_HINTS
 from hygiene.masking.hints import NONE, hints_in
-from hygiene.masking.stream import _HINTS as STREAM_HINTS
 from tests.helpers import REPO_ROOT, SecretGuard, env_with_scripts
 from tests.strategies import placeholder_credentials
 
