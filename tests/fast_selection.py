@@ -1,0 +1,25 @@
+"""Which tests the fast selection (``python -m pytest -m "not slow"``) leaves out.
+
+The list lives in one data file rather than as markers over the test files: it is tuned from
+``--durations=0`` as a whole, and a test's code stays as it was written.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+LIST = Path(__file__).with_name("fast_selection.txt")
+
+
+@cache
+def slow_ids() -> frozenset[str]:
+    """The node ids tests/fast_selection.txt names (comments and blank lines left out)."""
+    lines = LIST.read_text(encoding="utf-8").splitlines()
+    return frozenset(line for line in lines if line.strip() and not line.startswith("#"))
+
+
+def is_slow(nodeid: str, fixturenames: tuple[str, ...] | list[str] = ()) -> bool:
+    """Whether the test is left out of the fast selection: it is listed, or it runs against
+    the PostgreSQL server (starting one costs seconds; the SQLite cases stay fast)."""
+    return nodeid in slow_ids() or "postgres_server" in fixturenames
