@@ -41,7 +41,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     tests tests/fast_selection.txt lists, and those on the PostgreSQL server."""
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
-        if item.get_closest_marker("realworld") is not None or is_slow(item.nodeid, fixtures):
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params.values() if callspec is not None else ()
+        if item.get_closest_marker("realworld") is not None or is_slow(
+            item.nodeid, fixtures, params
+        ):
             item.add_marker(pytest.mark.slow)
 
 

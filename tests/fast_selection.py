@@ -6,6 +6,7 @@ The list lives in one data file rather than as markers over the test files: it i
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
@@ -19,7 +20,10 @@ def slow_ids() -> frozenset[str]:
     return frozenset(line for line in lines if line.strip() and not line.startswith("#"))
 
 
-def is_slow(nodeid: str, fixturenames: tuple[str, ...] | list[str] = ()) -> bool:
+def is_slow(nodeid: str, fixturenames: Iterable[str] = (), params: Iterable[object] = ()) -> bool:
     """Whether the test is left out of the fast selection: it is listed, or it runs against
-    the PostgreSQL server (starting one costs seconds; the SQLite cases stay fast)."""
-    return nodeid in slow_ids() or "postgres_server" in fixturenames
+    the PostgreSQL server (starting one costs seconds; the SQLite cases stay fast). The
+    ``inventory_location`` cases reach the server through ``getfixturevalue``, so those are
+    known by their parameter, not by the fixtures they name."""
+    on_postgres = "postgres_server" in fixturenames or "postgresql" in params
+    return on_postgres or nodeid in slow_ids()
