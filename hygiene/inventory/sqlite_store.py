@@ -93,18 +93,61 @@ def _read_only(path: Path) -> sqlite3.Connection:
 def file_stamp(path: Path) -> tuple[int, int, int, int, bytes] | None:
     """What changes with every committed write to the file, read without opening it as a
     database: its identity, size, mtime and SQLite's file change counter (an mtime alone can
-    repeat within the clock's tick); None when there is no file."""
+    repeat within the clock's tick); None when there is no file. It opens and closes the file:
+    only for a process with no connection to it (see :class:`FileStamp`)."""
     try:
         fd, info = open_checked(path, cap=None, follow=True)
     except OSError:
         return None  # none, or nothing an inventory could be (opening it as one says why)
     try:
+        return _stamp_of(fd, info)
+    finally:
+        os.close(fd)
+
+
+def _stamp_of(fd: int, info: os.stat_result) -> tuple[int, int, int, int, bytes] | None:
+    try:
         counter = os.pread(fd, 4, 24)  # the header's change counter, bytes 24-27
     except OSError:
         return None
-    finally:
-        os.close(fd)
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, counter)
+
+
+class FileStamp:
+    """:func:`file_stamp` for a process that also holds connections to the file (a watcher),
+    read through one descriptor kept open. POSIX locks belong to a process and a file, and
+    closing any descriptor of the file drops all of them: a stamp taken by open and close
+    dropped the locks SQLite held for this process's other connections mid-transaction, and
+    other processes then wrote under them ("disk I/O error" in a fleet of watchers). The
+    descriptor is closed only when the path names another file (the old one is no longer the
+    inventory) or by :meth:`close`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def __call__(self) -> tuple[int, int, int, int, bytes] | None:
+        try:
+            now = os.stat(self.path)
+        except OSError:
+            return None
+        if self._fd is not None:
+            held = os.fstat(self._fd)
+            if (held.st_dev, held.st_ino) == (now.st_dev, now.st_ino):
+                return _stamp_of(self._fd, held)
+        try:
+            fd, info = open_checked(self.path, cap=None, follow=True)
+        except OSError:
+            return None
+        self.close()  # another file than the one held (or none was)
+        self._fd = fd
+        return _stamp_of(fd, info)
+
+    def close(self) -> None:
+        """Let the descriptor go (when no connection of this process is open on the file)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 def _in_memory() -> sqlite3.Connection:
@@ -115,4 +158,4 @@ def _in_memory() -> sqlite3.Connection:
 # What the store's own errors are, for open_inventory to turn into one-line messages.
 ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
 
-__all__ = ["ERRORS", "TABLES", "SqliteBackend", "file_stamp"]
+__all__ = ["ERRORS", "TABLES", "FileStamp", "SqliteBackend", "file_stamp"]

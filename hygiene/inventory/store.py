@@ -12,7 +12,7 @@ from collections.abc import Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hygiene.detection import fingerprint, sha1_hex
 from hygiene.errors import InputError
@@ -28,6 +28,9 @@ from hygiene.inventory.entries import (
 )
 from hygiene.inventory.location import Location, parse_location
 from hygiene.inventory.schema import LATEST, check_version, migrate
+
+if TYPE_CHECKING:
+    from hygiene.inventory.sqlite_store import FileStamp
 
 _COLUMNS = ", ".join(FIELDS)
 _PLACES = ", ".join("?" for _ in FIELDS)
@@ -247,14 +250,18 @@ class Reader:
     def __init__(self, location: Location) -> None:
         self.location = location
         self._pg: Inventory | None = None
+        self._file: FileStamp | None = None
 
     def stamp(self) -> Hashable:
         """What changes when the records change; None while there is no inventory."""
         if self.location.path is not None:
-            # The file's own stamp, taken without opening a connection.
-            from hygiene.inventory.sqlite_store import file_stamp
+            # The file's own stamp, taken without opening a connection, through a descriptor
+            # held open (the watcher's other connections keep their locks: see FileStamp).
+            if self._file is None:
+                from hygiene.inventory.sqlite_store import FileStamp
 
-            return file_stamp(self.location.path)
+                self._file = FileStamp(self.location.path)
+            return self._file()
         return self._postgres().stamp()
 
     def entries(self) -> list[Entry]:

@@ -58,3 +58,36 @@ def test_no_file_no_stamp(tmp_path: Path) -> None:
     with open_inventory(missing, create=False) as inventory:
         assert inventory.stamp() is None
     assert not missing.exists()
+
+
+def test_a_stamp_keeps_the_locks_this_process_holds_on_the_file(tmp_path: Path) -> None:
+    # POSIX locks belong to a process and a file: closing any descriptor of the file drops
+    # them all. A watcher stamps the inventory while its responder threads hold SQLite write
+    # locks on it; a stamp taken by open and close let other processes write under them
+    # ("disk I/O error" in a fleet of watchers, and a corrupt file in the worst case).
+    import sqlite3
+    import subprocess
+    import sys
+
+    from hygiene.inventory import Reader, parse_location
+
+    path = tmp_path / "inv.sqlite3"
+    with open_inventory(parse_location(str(path))):
+        pass
+    writer = sqlite3.connect(path, timeout=0, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # this process holds the write lock
+    reader = Reader(parse_location(str(path)))
+    for _ in range(3):
+        assert reader.stamp() is not None
+    other = subprocess.run(
+        [sys.executable, "-c",
+         "import sqlite3, sys\n"
+         "db = sqlite3.connect(sys.argv[1], timeout=0, isolation_level=None)\n"
+         "try:\n    db.execute('BEGIN IMMEDIATE')\nexcept sqlite3.OperationalError as e:\n"
+         "    print('refused:', e)\nelse:\n    print('took the lock')\n",
+         str(path)],
+        capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    writer.execute("ROLLBACK")
+    writer.close()
+    assert other.stdout.strip() == "refused: database is locked"
