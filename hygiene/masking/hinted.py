@@ -17,13 +17,15 @@ from hygiene.masking import lines as context_lines
 from hygiene.masking.decoded import cased_needles
 from hygiene.ruletable import gate_hints
 
+# A MIME part's header: the lines after it may carry base64 read across lines (stream.py).
+MIME_HEADER: Final = b"transfer-encoding"
 # The rule table's hints, in any case, and the frame-variable markers the pipe reads
 # (lines.py). URLs are everywhere in logs, and `@` in them: the userinfo rule is found by
 # its own pattern, only where a password is in a URL's userinfo.
 HINTS: Final = (
     *(h.encode() for h in gate_hints(cased=False, skip=("userinfo",))[0]),
     *context_lines.FRAME_HINTS,
-    b"transfer-encoding",  # a MIME part's header: its base64 is read across lines
+    MIME_HEADER,
 )
 # URLs are everywhere in logs; only those with a password in their userinfo need masking.
 _USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
@@ -141,4 +143,4 @@ def _note_line(data: bytes, pos: int, lines: dict[int, int]) -> int:
     return end
 
 
-__all__ = ["HINTS", "lines_with_hints"]
+__all__ = ["HINTS", "MIME_HEADER", "lines_with_hints"]

@@ -25,6 +25,7 @@ from hygiene.detection import ELLIPSIS
 from hygiene.masking import lines as context_lines
 from hygiene.masking.decoded import mask_mime_block
 from hygiene.masking.dense import Dense, dense_spans
+from hygiene.masking.hinted import MIME_HEADER
 from hygiene.masking.hinted import lines_with_hints as _lines_with_hints
 from hygiene.masking.pairs import mask_pair_block
 from hygiene.masking.spans import Span, splice
@@ -79,7 +80,7 @@ def _across_lines(data: bytes, lines: list[tuple[int, int]]) -> bytes:
     name/value pairs (an indented HAR: the keyword's line is a hint). Only the lines with a
     hint are searched for either, not the whole block."""
     low = [data[start:end].lower() for start, end in lines]
-    if any(b"transfer-encoding" in line for line in low):
+    if any(MIME_HEADER in line for line in low):
         data = mask_mime_block(data, mask)
     if any(key in line for line in low for key in _PAIR_KEYS):
         data = mask_pair_block(data)
