@@ -43,8 +43,12 @@ _NAME_LINE: Final = re.compile(
     r"""(?:^|[\s{,-])\\?["']?name\\?["']?[ \t]*[:=][ \t]*\\?["']?(?P<name>[a-z0-9_.-]{1,64})"""
 )
 _HEADER_LINE: Final = re.compile(r"[ \t]*(?:proxy-)?authorization[ \t]*:")
-_NETRC_LINE: Final = re.compile(r"(?:^|\s)(?:machine|default)(?:\s|$)")
-_BARE_PASSWORD: Final = re.compile(r"(?:^|\s)password[ \t]+\S")
+# Each starts with its word and looks behind it after: `re` skips to each occurrence at C
+# speed, where `(?:^|\s)` first was tried at every position (a fifth of a second on 4 MB).
+_NETRC_LINES: Final = tuple(
+    (word, re.compile(rf"{word}(?<!\S{word})(?:\s|$)")) for word in ("machine", "default")
+)
+_BARE_PASSWORD: Final = re.compile(r"password(?<!\Spassword)[ \t]+\S")
 # A quoted value that loguru cut at 128 characters (`└ 'value...`, `└ ['a', 'value...`):
 # no closing quote for mask_rendered to find.
 _CUT: Final = re.compile(r"""(?P<q>['"])(?P<value>[A-Za-z0-9._~+/=-]{16,})\.\.\.$""")
@@ -63,7 +67,7 @@ def opens(low: str) -> bool:
             return True
     if "authoriz" in low and _HEADER_LINE.match(low):
         return True
-    return ("machine" in low or "default" in low) and _NETRC_LINE.search(low) is not None
+    return any(word in low and line.search(low) is not None for word, line in _NETRC_LINES)
 
 
 def needs_before(low: str) -> bool:
