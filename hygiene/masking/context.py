@@ -24,6 +24,7 @@ values already masked are left alone.
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from typing import Final
 
 from hygiene.masking.context_values import (
@@ -53,26 +54,36 @@ def has_context_hint(low: str) -> bool:
     return any(hint in low for hint in CONTEXT_HINTS)
 
 
-def context_spans(text: str, low: str, dense: list[Dense], *, has_key: bool) -> list[Span]:
+def context_spans(
+    text: str,
+    low: str,
+    dense: list[Dense],
+    *,
+    has_key: bool,
+    seen: Container[str] | None = None,
+) -> list[Span]:
     """What the context rules mask in ``text`` (``low``: lowercased, as long as ``text``);
-    ``has_key``: a key hint is in the text (the rules anchored on a sensitive name run).
+    ``has_key``: a key hint is in the text (the rules anchored on a sensitive name run);
+    ``seen``: what answers ``word in`` as ``low`` does (:func:`~hygiene.masking.present.words_in`).
     Past :data:`~hygiene.masking.context_values.JUDGED` candidates of a rule, its dense pass
     is appended to ``dense``."""
+    if seen is None:
+        seen = low
     spans: list[Span] = []
     if has_key:
-        if "name" in low and "value" in low:
+        if "name" in seen and "value" in seen:
             spans += _env_spans(text, low, dense)
         if "<" in low:
             spans += html_spans(text, low, dense)
         if "-" in low:
             spans += _flag_spans(text, low, dense)
-        if "machine" in low or "default" in low:
+        if "machine" in seen or "default" in seen:
             spans += _netrc_spans(text, low, dense)
-        if "authoriz" in low and ("\n " in low or "\n\t" in low):  # a folded line
+        if "authoriz" in seen and ("\n " in seen or "\n\t" in seen):  # a folded line
             spans += folded_spans(text, low, dense)
-    if "sig" in low:
+    if "sig" in seen:
         spans += signature_spans(text, low, dense)
-    if "-u" in low or "--user" in low:
+    if "-u" in seen or "--user" in seen:
         spans += _user_spans(text, low, dense)
     if ":" in low and text.count(":") >= 4:
         spans += _pgpass_spans(text, low, dense)

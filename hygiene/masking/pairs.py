@@ -9,12 +9,15 @@ keyword of one (rare in log records), so the common record pays two substring se
 
 from __future__ import annotations
 
+from collections.abc import Container
+
 from hygiene.detection import BEARER_TOKEN, find_secrets, masked_form
 from hygiene.masking.spans import Span, splice
 
 
-def may_hold_pair(low: str) -> bool:
-    """Whether lowercased text may hold a credential in a name/value pair."""
+def may_hold_pair(low: Container[str]) -> bool:
+    """Whether lowercased text may hold a credential in a name/value pair (``low``: the text,
+    or what answers ``word in`` as it does: :func:`~hygiene.masking.present.words_in`)."""
     return ("value" in low or "example" in low) and (
         "uthorization" in low or "ccess_token" in low or "token" in low
     )

@@ -49,6 +49,7 @@ from hygiene.masking.hints import KEY, hints_in
 from hygiene.masking.keyvalues import add_key_spans
 from hygiene.masking.pairs import may_hold_pair, pair_spans
 from hygiene.masking.pats import add_pat_spans
+from hygiene.masking.present import words_in
 from hygiene.masking.spans import Span, splice, through_hidden, without_overlaps
 from hygiene.masking.urlencoded import decoded_spans
 
@@ -183,6 +184,7 @@ def _collect(
         low = text.lower()
     if len(low) != len(text):  # `İ` lowers to two characters: keep positions aligned
         low = text.translate(_ASCII_LOWER)
+    seen = words_in(low)  # (a huge text: which gate words it holds, in one pass)
     spans: list[Span] = []
     dense: list[Dense] = []
     userinfo: list[Span] = []
@@ -193,7 +195,9 @@ def _collect(
         userinfo = userinfo_spans(text, low, dense)
         if dense and hide_urls:
             return [], [], set(), dense[0]
-    if "AIC" in text:  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
+    if (
+        "aic" in seen and "AIC" in text
+    ):  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
         add_pat_spans(text, low, spans, dense)
     if has_key and ("=" in text or ":" in text or "," in text):  # no separator, no value
         add_key_spans(text, low, spans, dense)
@@ -201,17 +205,17 @@ def _collect(
         spans.extend(element_spans(text, low, dense))
     if has_key and decode and "%" in text:
         spans.extend(decoded_spans(text, low, _undecoded_spans, dense))
-    spans.extend(context_spans(text, low, dense, has_key=has_key))
-    if "bearer" in low or "basic" in low:
+    spans.extend(context_spans(text, low, dense, has_key=has_key, seen=seen))
+    if "bearer" in seen or "basic" in seen:
         # A credential the key rules already masked (`Authorization: Bearer ...`) is not
         # judged again (on a 64 KB credential that judgement is most of the cost).
         covered = Covered(text, spans, dense)
-        if "bearer" in low:
+        if "bearer" in seen:
             spans.extend(bearer_spans(text, low, covered, dense))
-        if "basic" in low:
+        if "basic" in seen:
             spans.extend(basic_spans(text, low, covered, dense))
     _add_encoded(text, spans)
-    if has_key and may_hold_pair(low):
+    if has_key and may_hold_pair(seen):
         _add_uncovered(pair_spans(text), spans)
     if not userinfo:
         return spans, dense, set(), None

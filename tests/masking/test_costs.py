@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hygiene.masking import lines
+from hygiene.hyperscan_db import compiled
+from hygiene.masking import lines, present
+from hygiene.masking.text import mask
+from tests.strategies import bearer_credentials, pats
 
 # The forms lines.py had: tried at every position of a line (a fifth of a second on 4 MB).
 _OLD_NETRC = re.compile(r"(?:^|\s)(?:machine|default)(?:\s|$)")
@@ -55,3 +59,70 @@ def test_netrc_lines_open_as_the_regex_tried_at_every_position(low: str) -> None
         low = low.replace("name", "nam").replace("authoriz", "authori")  # the netrc rule alone
     old = ("machine" in low or "default" in low) and _OLD_NETRC.search(low) is not None
     assert lines.opens(low) is old
+
+
+# --- present.py: one pass for the gates' words ---------------------------------------------
+
+_GATE_TEXT = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                *present.WORDS,
+                *(w.upper() for w in present.WORDS),
+                "AIC",
+                "pat_AIC_",
+                "password=",
+                "Authorization: Bearer ",
+                "Basic ",
+                "- name: API_TOKEN\n  value: ",
+                "machine h login u password ",
+                "curl -u u:",
+                "?sig=",
+                '{"name": "Authorization", "value": "',
+                "\udcff",
+                "\u0130",
+                "\u212a",
+                "\x00",
+            ]
+        ),
+        pats,
+        bearer_credentials,
+        st.text(max_size=4),
+    ),
+    max_size=24,
+).map("".join)
+
+
+@pytest.fixture
+def every_text_in_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Texts of any length take the one pass (as a huge line does)."""
+    if compiled((b"x",), (0,)) is None:
+        pytest.skip("no Hyperscan here: the searches answer, unchanged")
+    monkeypatch.setattr(present, "_FROM", 0)
+
+
+@given(_GATE_TEXT)
+def test_the_pass_answers_every_word_as_the_text(text: str) -> None:
+    low = text.lower()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(present, "_FROM", 0)
+        seen = present.words_in(low)
+    for word in (*present.WORDS, "password", "<", "x\udcff"):
+        assert (word in seen) is (word in low), word
+
+
+@given(_GATE_TEXT)
+def test_mask_is_the_same_through_the_pass(text: str) -> None:
+    searched = mask(text)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(present, "_FROM", 0)
+        assert mask(text) == searched
+
+
+def test_a_huge_line_takes_the_pass(every_text_in_one_pass: None) -> None:
+    low = ("password= " * 10_000).lower()
+    seen = present.words_in(low)
+    assert seen is not low
+    assert "name" not in seen
+    assert "\n " not in seen
+    assert "password" in seen

@@ -1,0 +1,87 @@
+"""Which words a long lowercased text holds, found in one pass.
+
+The rules are gated by substring searches (``"name" in low and "value" in low``): on a log
+record each costs well under a microsecond, but on a huge line (``hygiene mask`` masks up to
+16 MB at once) each multi-character search reads the whole text, about 10 ms per 16 MB, and
+the rules ask two dozen of them. One Hyperscan pass tells which of :data:`WORDS` the text
+holds at all, and the gates ask that answer instead. Without Hyperscan, or below
+:data:`_FROM` characters, the text itself answers (the same answers).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Container
+from typing import Final
+
+from hygiene.hyperscan_db import SINGLEMATCH, Compiled, compile_all, literal
+
+# What the gates of text.py, context.py and pairs.py look for with more than one character
+# (a one-character search is a memchr: nothing to gain), lowercase.
+WORDS: Final = (
+    "aic",
+    "authoriz",
+    "basic",
+    "bearer",
+    "ccess_token",
+    "default",
+    "example",
+    "machine",
+    "name",
+    "sig",
+    "token",
+    "uthorization",
+    "value",
+    "-u",
+    "--user",
+    "\n ",
+    "\n\t",
+)
+_WORD_SET: Final = frozenset(WORDS)
+# Below this many characters the searches cost less than a pass and its call.
+_FROM: Final = 1 << 16
+
+
+class _Present:
+    """``word in`` answered from the words of :data:`WORDS` a pass found, the text for any
+    other word."""
+
+    __slots__ = ("_found", "_low")
+
+    def __init__(self, low: str, found: frozenset[str]) -> None:
+        self._low = low
+        self._found = found
+
+    def __contains__(self, word: object) -> bool:
+        if word in _WORD_SET:
+            return word in self._found
+        return isinstance(word, str) and word in self._low
+
+
+def words_in(low: str) -> Container[str]:
+    """What answers ``word in ...`` as ``low`` does: ``low`` itself, or, for a long text, the
+    words of :data:`WORDS` one Hyperscan pass found in it."""
+    if len(low) < _FROM:
+        return low
+    db = _database()
+    if db is None:  # no wheel for this platform, or it does not load: the searches
+        return low
+    found: set[int] = set()
+
+    def collect(id_: int, _start: int, _end: int, _flags: int, _ctx: object) -> bool:
+        found.add(id_)
+        return len(found) == len(WORDS)  # all there: True ends the scan
+
+    # (surrogatepass: a lone surrogate, from undecodable bytes, is encoded like any other
+    # character; an ASCII word is in the UTF-8 exactly where it is in the text)
+    db.scan(low.encode("utf-8", "surrogatepass"), collect)
+    return _Present(low, frozenset(WORDS[i] for i in found))
+
+
+@functools.cache
+def _database() -> Compiled | None:
+    expressions = [literal(word.encode("ascii")) for word in WORDS]
+    return compile_all(expressions, [SINGLEMATCH] * len(WORDS))
+
+
+__all__ = ["WORDS", "words_in"]
