@@ -15,27 +15,34 @@ from collections.abc import Container
 from typing import Final
 
 from hygiene.hyperscan_db import SINGLEMATCH, Compiled, compile_all, literal
+from hygiene.ruletable import KEY_HINTS
 
 # What the gates of text.py, context.py and pairs.py look for with more than one character
-# (a one-character search is a memchr: nothing to gain), lowercase.
-WORDS: Final = (
-    "aic",
-    "authoriz",
-    "basic",
-    "bearer",
-    "ccess_token",
-    "default",
-    "example",
-    "machine",
-    "name",
-    "sig",
-    "token",
-    "uthorization",
-    "value",
-    "-u",
-    "--user",
-    "\n ",
-    "\n\t",
+# (a one-character search is a memchr: nothing to gain), lowercase; and the key rules' hints
+# (a text holding none has no key the key rules' search could find: it is not run).
+WORDS: Final = tuple(
+    dict.fromkeys(
+        (
+            "aic",
+            "authoriz",
+            "basic",
+            "bearer",
+            "ccess_token",
+            "default",
+            "example",
+            "machine",
+            "name",
+            "sig",
+            "token",
+            "uthorization",
+            "value",
+            "-u",
+            "--user",
+            "\n ",
+            "\n\t",
+            *KEY_HINTS,
+        )
+    )
 )
 _WORD_SET: Final = frozenset(WORDS)
 # Below this many characters the searches cost less than a pass and its call.

@@ -167,12 +167,21 @@ def mask_stream(
     max_line: int = MAX_LINE,
 ) -> None:
     """Copy ``read`` to ``write`` masked, flushing after each batch of complete lines."""
-    carry = b""
+    carry = b""  # (never holds a line end)
+    # The reads since, of a line going on (no line end in any), joined to ``carry`` once it is
+    # masked or cut: joining each read to all before it copied a 16 MB line eight times.
+    held: list[bytes] = []
+    size = 0  # the length of carry and held
     before = b""  # the last lines masked, for the context they give the next (lines.py)
     swallowing = False  # the previous cut ended inside a masked token: drop its rest
     waiting = False  # a value ran to the end of what was read: masked again at twice max_line
     while chunk := read(block):
-        data = carry + chunk if carry else chunk
+        size += len(chunk)
+        if not (swallowing or b"\n" in chunk or _cut_now(size, max_line, waiting=waiting)):
+            held.append(chunk)
+            continue
+        data = b"".join((carry, *held, chunk)) if held else carry + chunk if carry else chunk
+        held.clear()
         if swallowing:
             data, swallowing = _swallow(data)
         cut = data.rfind(b"\n") + 1
@@ -181,7 +190,7 @@ def mask_stream(
             flush()
             waiting = False
             before = _kept(before, data, cut)
-        elif len(data) > max_line and not (waiting and len(data) < 2 * max_line):
+        elif _cut_now(len(data), max_line, waiting=waiting):
             out, cut, runs_on = mask_long_line(data, max_line - _KEEP)
             if runs_on and len(data) < 2 * max_line:
                 # A value runs to the end of what was read: read on, so it ends inside the
@@ -189,16 +198,24 @@ def mask_stream(
                 # leave the credential after `arer` to the next part, keyless). Masked again
                 # once, with all the look-ahead: again at every block, a 20 MB line of
                 # `Authorization: ` was masked eight times over (7 MB/s).
-                carry, waiting = data, True
+                carry, size, waiting = data, len(data), True
                 continue
             write(out)
             flush()
             swallowing, waiting = runs_on, False
             before = b""
         carry = data[cut:]
+        size = len(carry)
+    if held:
+        carry = b"".join((carry, *held))
     if carry:
         write(mask_block(carry, before))
         flush()
+
+
+def _cut_now(size: int, max_line: int, *, waiting: bool) -> bool:
+    """Whether a line read to ``size`` bytes with no end yet is masked in part now."""
+    return size > max_line and not (waiting and size < 2 * max_line)
 
 
 def mask_long_line(data: bytes, limit: int) -> tuple[bytes, int, bool]:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections.abc import Container
 from typing import Final
 
 from hygiene.detection import ELLIPSIS
@@ -46,6 +47,7 @@ from hygiene.masking.dense import Dense, dense_spans, dense_text, hidden_text, m
 from hygiene.masking.elements import element_spans
 from hygiene.masking.gate import has_hint
 from hygiene.masking.hints import KEY, hints_in
+from hygiene.masking.keys import KEY_HINTS
 from hygiene.masking.keyvalues import add_key_spans
 from hygiene.masking.pairs import may_hold_pair, pair_spans
 from hygiene.masking.pats import add_pat_spans
@@ -199,8 +201,8 @@ def _collect(
         "aic" in seen and "AIC" in text
     ):  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
         add_pat_spans(text, low, spans, dense)
-    if has_key and ("=" in text or ":" in text or "," in text):  # no separator, no value
-        add_key_spans(text, low, spans, dense)
+    if has_key and ("=" in text or ":" in text or "," in text) and _may_hold_key(seen, low):
+        add_key_spans(text, low, spans, dense)  # (no separator, no value)
     if has_key and "<" in text:
         spans.extend(element_spans(text, low, dense))
     if has_key and decode and "%" in text:
@@ -221,6 +223,13 @@ def _collect(
         return spans, dense, set(), None
     spans.extend(userinfo)
     return spans, dense, {span[0] for span in userinfo}, None
+
+
+def _may_hold_key(seen: Container[str], low: str) -> bool:
+    """Whether the key rules' search may find a key: a huge text (``seen`` is not ``low``)
+    holding none of their hints has none (the search reads 16 MB in 35 ms, the one pass
+    answered for every hint already); a short text is searched at once."""
+    return seen is low or any(hint in seen for hint in KEY_HINTS)
 
 
 def _undecoded_spans(text: str) -> list[Span]:

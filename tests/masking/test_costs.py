@@ -4,15 +4,18 @@ built from the words and separators the rules read."""
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Callable
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hygiene.hyperscan_db import compiled
-from hygiene.masking import lines, present
+from hygiene.masking import lines, present, stream
 from hygiene.masking.text import mask
+from tests.helpers import examples
 from tests.strategies import bearer_credentials, pats
 
 # The forms lines.py had: tried at every position of a line (a fifth of a second on 4 MB).
@@ -126,3 +129,101 @@ def test_a_huge_line_takes_the_pass(every_text_in_one_pass: None) -> None:
     assert "name" not in seen
     assert "\n " not in seen
     assert "password" in seen
+
+
+# --- stream.py: a line read on is joined once ----------------------------------------------
+
+
+def _old_mask_stream(
+    read: Callable[[int], bytes], write: Callable[[bytes], object], block: int, max_line: int
+) -> None:
+    """mask_stream as it joined each read to what came before (the reference)."""
+    carry = b""
+    before = b""
+    swallowing = False
+    waiting = False
+    while chunk := read(block):
+        data = carry + chunk if carry else chunk
+        if swallowing:
+            data, swallowing = stream._swallow(data)
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            write(stream.mask_block(data[:cut], before))
+            waiting = False
+            before = stream._kept(before, data, cut)
+        elif len(data) > max_line and not (waiting and len(data) < 2 * max_line):
+            out, cut, runs_on = stream.mask_long_line(data, max_line - stream._KEEP)
+            if runs_on and len(data) < 2 * max_line:
+                carry, waiting = data, True
+                continue
+            write(out)
+            swallowing, waiting = runs_on, False
+            before = b""
+        carry = data[cut:]
+    if carry:
+        write(stream.mask_block(carry, before))
+
+
+def _reader(data: bytes, sizes: list[int]) -> Callable[[int], bytes]:
+    """A pipe's reads: each at most ``block`` bytes, of the next size in ``sizes``."""
+    pos = 0
+    turn = iter(itertools.cycle(sizes))
+
+    def read(block: int) -> bytes:
+        nonlocal pos
+        piece = data[pos : pos + min(block, next(turn))]
+        pos += len(piece)
+        return piece
+
+    return read
+
+
+_STREAMED = st.lists(
+    st.tuples(
+        st.one_of(
+            st.sampled_from(
+                [
+                    "password= ",
+                    "Authorization: ",
+                    "pwd=a;",
+                    '{"password": ',
+                    "https://u:p@h ",
+                    "Authorization: Bearer x ",
+                    "<password>a</password>",
+                    "\n",
+                    " ",
+                    "a",
+                    "x2Vb",
+                    "\u2514 ",
+                ]
+            ),
+            pats,
+            bearer_credentials,
+        ),
+        st.integers(1, 120),
+    ).map(lambda unit: unit[0] * unit[1]),
+    max_size=8,
+).map("".join)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    _STREAMED,
+    st.lists(st.integers(1, 300), min_size=1, max_size=5),
+    st.sampled_from([16, 64, 256]),
+    st.sampled_from([1, 2, 3]),
+)
+def test_the_stream_writes_what_joining_each_read_wrote(
+    text: str, sizes: list[int], block: int, kept: int
+) -> None:
+    data = text.encode()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(stream, "_KEEP", 32)  # lines cut at a few blocks: every branch is taken
+        max_line = 32 + kept * block
+        old: list[bytes] = []
+        _old_mask_stream(_reader(data, sizes), old.append, block, max_line)
+        new: list[bytes] = []
+        stream.mask_stream(
+            _reader(data, sizes), new.append, lambda: None, block=block, max_line=max_line
+        )
+    assert new == old
