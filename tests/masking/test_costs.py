@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hygiene.hyperscan_db import compiled
-from hygiene.masking import lines, present, stream
+from hygiene.masking import hinted, lines, present, stream
+from hygiene.masking.decoded import cased_needles
 from hygiene.masking.text import mask
 from tests.helpers import examples
 from tests.strategies import bearer_credentials, pats
@@ -227,3 +228,48 @@ def test_the_stream_writes_what_joining_each_read_wrote(
             _reader(data, sizes), new.append, lambda: None, block=block, max_line=max_line
         )
     assert new == old
+
+
+# --- hinted.py: the hints' databases compiled apart ----------------------------------------
+
+_BLOCK_PIECES = st.sampled_from(
+    [
+        b"Authorization: ",
+        b"pwd=a;",
+        b"https://u:p@h ",
+        b"https://u@h ",
+        b"<password>a</password>",
+        b"bearer abcdefghijk ",
+        b"x" * 50,
+        b" ",
+        b"\n",
+        b"UEFUX0FJQ1",  # the start of an encoded PAT's needle, case-sensitive
+        b"uefux0fjq1",
+        b"p\x00a\x00t\x00_\x00",
+        b"Transfer-Encoding: base64\n",
+        "\u2514".encode(),
+        "é".encode(),
+    ]
+)
+_FILLER = b"GET /index.html 200 0.003s\n" * 4096  # 108 KB of lines holding no hint
+
+
+@given(st.lists(st.tuples(_BLOCK_PIECES, st.integers(0, len(_FILLER))), max_size=12))
+def test_a_sparse_block_has_the_lines_every_hint_finds(placed: list[tuple[bytes, int]]) -> None:
+    if compiled((b"x",), (0,)) is None:
+        pytest.skip("no Hyperscan here")
+    data = _FILLER
+    for piece, at in sorted(placed, key=lambda p: -p[1]):
+        data = data[:at] + piece + data[at:]
+    assert hinted._hyperscan_hint_ends(data) is not None  # (the sparse way: every hint's end)
+    assert hinted.lines_with_hints(data) == hinted._lines_found(data)
+
+
+@given(st.lists(_BLOCK_PIECES, max_size=10).map(b"".join))
+def test_the_databases_tell_every_hint_and_needle_a_block_holds(data: bytes) -> None:
+    present = hinted._hints_present(data)
+    if present is None:
+        pytest.skip("no Hyperscan here")
+    low = data.lower()
+    assert present[0] == tuple(h for h in hinted.HINTS if h in low)
+    assert present[1] == tuple(n for n in cased_needles() if n in data)
