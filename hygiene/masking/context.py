@@ -38,6 +38,7 @@ from hygiene.masking.context_values import (
 from hygiene.masking.context_web import folded_spans, html_spans, signature_spans
 from hygiene.masking.dense import Dense
 from hygiene.masking.keys import KEY_HINTS, is_sensitive_key
+from hygiene.masking.present import HTML_TAGS, PORT_STARTS, may_hold
 from hygiene.masking.spans import Span, alternation
 from hygiene.ruletable import CONTEXT_ROWS, TABLE
 
@@ -73,7 +74,7 @@ def context_spans(
     if has_key:
         if "name" in seen and "value" in seen:
             spans += _env_spans(text, low, dense)
-        if "<" in low:
+        if "<" in low and may_hold(seen, low, HTML_TAGS):
             spans += html_spans(text, low, dense)
         if "-" in low:
             spans += _flag_spans(text, low, dense)
@@ -85,7 +86,7 @@ def context_spans(
         spans += signature_spans(text, low, dense)
     if "-u" in seen or "--user" in seen:
         spans += _user_spans(text, low, dense)
-    if ":" in low and text.count(":") >= 4:
+    if ":" in low and text.count(":") >= 4 and may_hold(seen, low, PORT_STARTS):
         spans += _pgpass_spans(text, low, dense)
     return spans
 

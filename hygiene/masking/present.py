@@ -17,6 +17,10 @@ from typing import Final
 from hygiene.hyperscan_db import SINGLEMATCH, Compiled, compile_all, literal
 from hygiene.ruletable import KEY_HINTS
 
+# What starts each rule's search in a huge text (context.py, context_web.py): without one, the
+# search reads the whole text for nothing (30 ms on 16 MB of `Authorization: `).
+HTML_TAGS: Final = ("<input", "<meta", "<param")
+PORT_STARTS: Final = (":*", *(f":{digit}" for digit in "0123456789"))
 # What the gates of text.py, context.py and pairs.py look for with more than one character
 # (a one-character search is a memchr: nothing to gain), lowercase; and the key rules' hints
 # (a text holding none has no key the key rules' search could find: it is not run).
@@ -41,6 +45,8 @@ WORDS: Final = tuple(
             "\n ",
             "\n\t",
             *KEY_HINTS,
+            *HTML_TAGS,
+            *PORT_STARTS,
         )
     )
 )
@@ -85,10 +91,16 @@ def words_in(low: str) -> Container[str]:
     return _Present(low, frozenset(WORDS[i] for i in found))
 
 
+def may_hold(seen: Container[str], low: str, words: tuple[str, ...]) -> bool:
+    """Whether a rule whose every match holds one of ``words`` is worth running: a huge text
+    (``seen``: its pass) holding none is not; a short text is searched by the rule itself."""
+    return seen is low or any(word in seen for word in words)
+
+
 @functools.cache
 def _database() -> Compiled | None:
     expressions = [literal(word.encode("ascii")) for word in WORDS]
     return compile_all(expressions, [SINGLEMATCH] * len(WORDS))
 
 
-__all__ = ["WORDS", "words_in"]
+__all__ = ["HTML_TAGS", "PORT_STARTS", "WORDS", "may_hold", "words_in"]
