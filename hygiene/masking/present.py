@@ -5,7 +5,7 @@ record each costs well under a microsecond, but on a huge line (``hygiene mask``
 16 MB at once) each multi-character search reads the whole text, about 10 ms per 16 MB, and
 the rules ask two dozen of them. One Hyperscan pass tells which of :data:`WORDS` the text
 holds at all, and the gates ask that answer instead. Without Hyperscan, or below
-:data:`_FROM` characters, the text itself answers (the same answers).
+:data:`WORDS_FROM` characters, the text itself answers (the same answers).
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ WORDS: Final = tuple(
     )
 )
 _WORD_SET: Final = frozenset(WORDS)
-# Below this many characters the searches cost less than a pass and its call.
-_FROM: Final = 1 << 16
+WORDS_FROM: Final = 1 << 16
+"""From this many characters on, one pass costs less than the searches."""
 
 
 class _Present:
@@ -74,7 +74,7 @@ class _Present:
 def words_in(low: str) -> Container[str]:
     """What answers ``word in ...`` as ``low`` does: ``low`` itself, or, for a long text, the
     words of :data:`WORDS` one Hyperscan pass found in it."""
-    if len(low) < _FROM:
+    if len(low) < WORDS_FROM:
         return low
     db = _database()
     if db is None:  # no wheel for this platform, or it does not load: the searches
@@ -103,4 +103,4 @@ def _database() -> Compiled | None:
     return compile_all(expressions, [SINGLEMATCH] * len(WORDS))
 
 
-__all__ = ["HTML_TAGS", "PORT_STARTS", "WORDS", "may_hold", "words_in"]
+__all__ = ["HTML_TAGS", "PORT_STARTS", "WORDS", "WORDS_FROM", "may_hold", "words_in"]

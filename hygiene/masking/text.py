@@ -50,7 +50,7 @@ from hygiene.masking.keys import KEY_HINTS
 from hygiene.masking.keyvalues import add_key_spans
 from hygiene.masking.pairs import may_hold_pair, pair_spans
 from hygiene.masking.pats import add_pat_spans
-from hygiene.masking.present import may_hold, words_in
+from hygiene.masking.present import WORDS_FROM, may_hold, words_in
 from hygiene.masking.spans import Span, splice, through_hidden, without_overlaps
 from hygiene.masking.urlencoded import decoded_spans
 
@@ -185,7 +185,9 @@ def _collect(
         low = text.lower()
     if len(low) != len(text):  # `İ` lowers to two characters: keep positions aligned
         low = text.translate(_ASCII_LOWER)
-    seen = words_in(low)  # (a huge text: which gate words it holds, in one pass)
+    # A huge text: which gate words it holds, found in one pass (a record: the text itself,
+    # with no call more on the path every record with a hint takes).
+    seen = low if len(low) < WORDS_FROM else words_in(low)
     spans: list[Span] = []
     dense: list[Dense] = []
     userinfo: list[Span] = []
@@ -197,10 +199,14 @@ def _collect(
         if dense and hide_urls:
             return [], [], set(), dense[0]
     if (
-        "aic" in seen and "AIC" in text
-    ):  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
+        seen is low or "aic" in seen
+    ) and "AIC" in text:  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
         add_pat_spans(text, low, spans, dense)
-    if has_key and ("=" in text or ":" in text or "," in text) and may_hold(seen, low, KEY_HINTS):
+    if (
+        has_key
+        and ("=" in text or ":" in text or "," in text)
+        and (seen is low or may_hold(seen, low, KEY_HINTS))
+    ):
         # (no separator, no value; a huge text holding no key hint: no key, and the key
         # rules' search, 35 ms on 16 MB, is not run)
         add_key_spans(text, low, spans, dense)
