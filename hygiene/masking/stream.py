@@ -282,8 +282,11 @@ def _through_pass(whole: str, cut: int, head: list[Span], dense: Dense) -> tuple
     resume = max(cut, end)
     del pieces[3 * count :]
     pieces[2::3] = [ELLIPSIS] * count  # (a bare `…` has no tail to drop)
-    out = splice(whole[: dense.pos], head) + "".join(pieces) + whole[end:resume]
-    return out, resume, end == len(whole)
+    # What comes before and after joins the pieces: `+` around the join copied the part
+    # (16 MB, as `…` makes it two bytes a character) twice more.
+    pieces[0] = splice(whole[: dense.pos], head) + pieces[0]
+    pieces.append(whole[end:resume])
+    return "".join(pieces), resume, end == len(whole)
 
 
 def _kept_values(pieces: list[str], length: int, limit: int) -> tuple[int, int]:

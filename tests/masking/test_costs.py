@@ -12,10 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hygiene.detection import ELLIPSIS
 from hygiene.hyperscan_db import compiled
 from hygiene.masking import hinted, lines, present, stream
 from hygiene.masking import text as text_module
 from hygiene.masking.decoded import cased_needles
+from hygiene.masking.dense import Dense
+from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import mask
 from tests.helpers import examples
 from tests.strategies import bearer_credentials, pats
@@ -281,3 +284,28 @@ def test_the_databases_tell_every_hint_and_needle_a_block_holds(data: bytes) -> 
     low = data.lower()
     assert present[0] == tuple(h for h in hinted.HINTS if h in low)
     assert present[1] == tuple(n for n in cased_needles() if n in data)
+
+
+def _old_through_pass(
+    whole: str, cut: int, head: list[Span], dense: Dense
+) -> tuple[str, int, bool]:
+    """stream._through_pass as it joined the part with `+` (the reference)."""
+    pieces = dense.pieces
+    count, end = stream._kept_values(pieces, len(whole), cut + stream._REACH)
+    if not count:
+        return stream._spliced(whole, cut, head)
+    resume = max(cut, end)
+    del pieces[3 * count :]
+    pieces[2::3] = [ELLIPSIS] * count
+    out = splice(whole[: dense.pos], head) + "".join(pieces) + whole[end:resume]
+    return out, resume, end == len(whole)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(_STREAMED, st.integers(64, 4096))
+def test_a_huge_line_is_cut_as_when_its_part_was_joined_with_plus(text: str, limit: int) -> None:
+    data = text.encode()
+    new = stream.mask_long_line(data, limit)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(stream, "_through_pass", _old_through_pass)
+        assert stream.mask_long_line(data, limit) == new
