@@ -18,6 +18,7 @@ masks rendered frames, loguru's values cut at 128 characters (``'eyJ...``) inclu
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from typing import Final
 
 from hygiene.detection import ELLIPSIS
@@ -58,22 +59,25 @@ _CUT: Final = re.compile(r"""(?P<q>['"])(?P<value>[A-Za-z0-9._~+/=-]{16,})\.\.\.
 CONTEXT_WORDS: Final = (b"name", b"authoriz", b"machine", b"default", b"password")
 
 
-def opens(low: str) -> bool:
-    """Whether the lowercased line ``low`` names a credential that following lines hold."""
-    if "name" in low and "value" not in low:
+def opens(low: str, seen: Container[str] | None = None) -> bool:
+    """Whether the lowercased line ``low`` names a credential that following lines hold;
+    ``seen``: what answers ``word in`` as ``low`` does (:func:`~hygiene.masking.present.words_in`)."""
+    if seen is None:
+        seen = low
+    if "name" in seen and "value" not in seen:
         m = _NAME_LINE.search(low)
         # (upper: an environment variable's `*_PASS` names a password only in capitals)
         if m is not None and is_sensitive_key(m.group("name").upper()):
             return True
-    if "authoriz" in low and _HEADER_LINE.match(low):
+    if "authoriz" in seen and _HEADER_LINE.match(low):
         return True
-    return any(word in low and line.search(low) is not None for word, line in _NETRC_LINES)
+    return any(word in seen and line.search(low) is not None for word, line in _NETRC_LINES)
 
 
-def needs_before(low: str) -> bool:
+def needs_before(low: str, seen: Container[str] | None = None) -> bool:
     """Whether the lowercased line ``low`` holds a value that lines before it name (a netrc
-    ``password`` on a line of its own)."""
-    return "password" in low and _BARE_PASSWORD.search(low) is not None
+    ``password`` on a line of its own); ``seen`` as for :func:`opens`."""
+    return "password" in (low if seen is None else seen) and _BARE_PASSWORD.search(low) is not None
 
 
 def mask_with_before(before: str, line: str) -> str:

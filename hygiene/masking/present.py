@@ -21,7 +21,7 @@ from hygiene.ruletable import KEY_HINTS
 # search reads the whole text for nothing (30 ms on 16 MB of `Authorization: `).
 HTML_TAGS: Final = ("<input", "<meta", "<param")
 PORT_STARTS: Final = (":*", *(f":{digit}" for digit in "0123456789"))
-# What the gates of text.py, context.py and pairs.py look for with more than one character
+# What the gates of text.py, context.py, pairs.py and lines.py look for with more than one character
 # (a one-character search is a memchr: nothing to gain), lowercase; and the key rules' hints
 # (a text holding none has no key the key rules' search could find: it is not run).
 WORDS: Final = tuple(
@@ -44,6 +44,7 @@ WORDS: Final = tuple(
             "--user",
             "\n ",
             "\n\t",
+            "password",
             *KEY_HINTS,
             *HTML_TAGS,
             *PORT_STARTS,
@@ -91,6 +92,27 @@ def words_in(low: str) -> Container[str]:
     return _Present(low, frozenset(WORDS[i] for i in found))
 
 
+def held(low: bytes, words: tuple[bytes, ...]) -> frozenset[bytes] | None:
+    """Which of ``words`` the bytes ``low`` hold (as ``word in low`` answers), found in one
+    Hyperscan pass; None without the wheel."""
+    db = _bytes_database(words)
+    if db is None:  # no wheel for this platform, or it does not load: the searches
+        return None
+    found: set[int] = set()
+    db.scan(low, functools.partial(_note, found))
+    return frozenset(words[i] for i in found)
+
+
+def _note(found: set[int], id_: int, *_match: object) -> bool:
+    found.add(id_)
+    return False
+
+
+@functools.cache
+def _bytes_database(words: tuple[bytes, ...]) -> Compiled | None:
+    return compile_all([literal(word) for word in words], [SINGLEMATCH] * len(words))
+
+
 def may_hold(seen: Container[str], low: str, words: tuple[str, ...]) -> bool:
     """Whether a rule whose every match holds one of ``words`` is worth running: a huge text
     (``seen``: its pass) holding none is not; a short text is searched by the rule itself."""
@@ -103,4 +125,4 @@ def _database() -> Compiled | None:
     return compile_all(expressions, [SINGLEMATCH] * len(WORDS))
 
 
-__all__ = ["HTML_TAGS", "PORT_STARTS", "WORDS", "WORDS_FROM", "may_hold", "words_in"]
+__all__ = ["HTML_TAGS", "PORT_STARTS", "WORDS", "WORDS_FROM", "held", "may_hold", "words_in"]

@@ -28,6 +28,7 @@ from hygiene.masking.dense import Dense, dense_spans
 from hygiene.masking.hinted import MIME_HEADER
 from hygiene.masking.hinted import lines_with_hints as _lines_with_hints
 from hygiene.masking.pairs import mask_pair_block
+from hygiene.masking.present import WORDS_FROM, held, words_in
 from hygiene.masking.spans import Span, splice
 from hygiene.masking.text import mask, spans_before_pass
 from hygiene.ruletable import TABLE
@@ -44,6 +45,8 @@ _REACH: Final = 1024
 _PAIR_KEYS: Final = tuple(
     needle for row in TABLE if row.name in ("pair", "pair-token") for needle in row.needles
 )
+# What the stream asks of a line with a hint besides its hints (lowercase, as written).
+_LINE_WORDS: Final = (*context_lines.CONTEXT_WORDS, MIME_HEADER, *_PAIR_KEYS)
 # Characters a token or credential may go on with past a cut.
 _TOKEN_BYTES: Final = re.compile(rb"[A-Za-z0-9._~+/=%-]*")
 
@@ -79,12 +82,21 @@ def _across_lines(data: bytes, lines: list[tuple[int, int]]) -> bytes:
     """``data`` with what spans lines masked: a MIME part's base64 (its header is a hint) and
     name/value pairs (an indented HAR: the keyword's line is a hint). Only the lines with a
     hint are searched for either, not the whole block."""
-    low = [data[start:end].lower() for start, end in lines]
-    if any(MIME_HEADER in line for line in low):
+    seen = [_words_of(data[start:end].lower()) for start, end in lines]
+    if any(MIME_HEADER in line for line in seen):
         data = mask_mime_block(data, mask)
-    if any(key in line for line in low for key in _PAIR_KEYS):
+    if any(key in line for line in seen for key in _PAIR_KEYS):
         data = mask_pair_block(data)
     return data
+
+
+def _words_of(low: bytes) -> bytes | frozenset[bytes]:
+    """What answers ``word in`` as the lowercased line ``low`` does for the words the stream
+    asks of a line: a huge line's words found in one pass (each search read all of it)."""
+    if len(low) < WORDS_FROM:
+        return low
+    found = held(low, _LINE_WORDS)
+    return low if found is None else found
 
 
 def mask_line(line: bytes) -> bytes:
@@ -108,12 +120,13 @@ def _with_context(
         _follow(data, 0, reach, selected)
     for start, end in hinted:
         raw = data[start:end].lower()
-        if not any(word in raw for word in context_lines.CONTEXT_WORDS):
+        if not any(word in _words_of(raw) for word in context_lines.CONTEXT_WORDS):
             continue  # (most hint lines: no Python work beyond these finds)
         low = raw.decode("utf-8", "surrogateescape")
-        if context_lines.needs_before(low):
+        seen = words_in(low)
+        if context_lines.needs_before(low, seen):
             selected[start] = (end, True)
-        if context_lines.opens(low):
+        if context_lines.opens(low, seen):
             _follow(data, end + 1, context_lines.FOLLOWING, selected)
     return [(start, end, in_context) for start, (end, in_context) in sorted(selected.items())]
 

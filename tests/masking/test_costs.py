@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 import pytest
 from hypothesis import given, settings
@@ -55,10 +55,18 @@ _PIECES = st.sampled_from(
 _LINES = st.lists(_PIECES, max_size=12).map("".join)
 
 
+def _one_pass(low: str) -> Container[str]:
+    """What a huge line's pass answers for ``low`` (the text itself without Hyperscan)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(present, "WORDS_FROM", 0)
+        return present.words_in(low)
+
+
 @given(_LINES)
 def test_needs_before_answers_as_the_regex_tried_at_every_position(low: str) -> None:
     old = "password" in low and _OLD_BARE_PASSWORD.search(low) is not None
     assert lines.needs_before(low) is old
+    assert lines.needs_before(low, _one_pass(low)) is old
 
 
 @given(_LINES)
@@ -67,6 +75,7 @@ def test_netrc_lines_open_as_the_regex_tried_at_every_position(low: str) -> None
         low = low.replace("name", "nam").replace("authoriz", "authori")  # the netrc rule alone
     old = ("machine" in low or "default" in low) and _OLD_NETRC.search(low) is not None
     assert lines.opens(low) is old
+    assert lines.opens(low, _one_pass(low)) is old
 
 
 # --- present.py: one pass for the gates' words ---------------------------------------------
@@ -309,3 +318,34 @@ def test_a_huge_line_is_cut_as_when_its_part_was_joined_with_plus(text: str, lim
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(stream, "_through_pass", _old_through_pass)
         assert stream.mask_long_line(data, limit) == new
+
+
+_BLOCK_TEXT = st.lists(
+    st.one_of(
+        _STREAMED,
+        st.sampled_from(
+            [
+                "machine h login u\npassword ",
+                "- name: API_TOKEN\n  value: ",
+                '{"name": "Authorization",\n "value": "Bearer ',
+                '"access_token": "',
+                "Content-Transfer-Encoding: base64\n\nUEFUX0FJQ1",
+                "Authorization: Basic\n dXNlcjpwYXNz\n",
+                'frame \u2514 "locals": {"current": "',
+            ]
+        ),
+        bearer_credentials,
+    ),
+    max_size=10,
+).map("\n".join)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(_BLOCK_TEXT, _BLOCK_TEXT)
+def test_a_block_is_masked_the_same_through_the_passes(before: str, text: str) -> None:
+    data, kept = text.encode() + b"\n", lines.tail(before.encode() + b"\n")
+    searched = stream.mask_block(data, kept)
+    with pytest.MonkeyPatch.context() as patch:
+        for module in (present, stream, text_module):
+            patch.setattr(module, "WORDS_FROM", 0)
+        assert stream.mask_block(data, kept) == searched
