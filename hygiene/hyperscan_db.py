@@ -72,6 +72,12 @@ def compiled(expressions: tuple[bytes, ...], flags: tuple[int, ...]) -> Compiled
     :data:`SINGLEMATCH`, or'ed) in one block-mode database, compiled once per process; None
     where the wheel is missing or fails to load or compile (the caller's Python way then
     answers)."""
+    return compile_new(expressions, flags)
+
+
+def compile_new(expressions: Sequence[bytes], flags: Sequence[int]) -> Compiled | None:
+    """:func:`compiled`, compiled at each call and kept by no one here: for sets that vary
+    with the input, which the caller keeps a bounded number of."""
     try:
         import hyperscan
 
@@ -92,4 +98,13 @@ def compile_all(expressions: Sequence[bytes], flags: Sequence[int]) -> Compiled 
     return compiled(tuple(expressions), tuple(flags))
 
 
-__all__ = ["CASELESS", "SINGLEMATCH", "Compiled", "OnMatch", "compile_all", "compiled", "literal"]
+__all__ = [
+    "CASELESS",
+    "SINGLEMATCH",
+    "Compiled",
+    "OnMatch",
+    "compile_all",
+    "compile_new",
+    "compiled",
+    "literal",
+]

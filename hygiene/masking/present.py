@@ -14,7 +14,7 @@ import functools
 from collections.abc import Container
 from typing import Final
 
-from hygiene.hyperscan_db import SINGLEMATCH, Compiled, compile_all, literal
+from hygiene.hyperscan_db import SINGLEMATCH, Compiled, compile_all, compile_new, literal
 from hygiene.ruletable import KEY_HINTS
 
 # What starts each rule's search in a huge text (context.py, context_web.py): without one, the
@@ -74,32 +74,46 @@ class _Present:
 
 def words_in(low: str) -> Container[str]:
     """What answers ``word in ...`` as ``low`` does: ``low`` itself, or, for a long text, the
-    words of :data:`WORDS` one Hyperscan pass found in it."""
+    words of :data:`WORDS` a Hyperscan pass found in it."""
     if len(low) < WORDS_FROM:
         return low
-    db = _database()
-    if db is None:  # no wheel for this platform, or it does not load: the searches
-        return low
-    found: set[int] = set()
-
-    def collect(id_: int, _start: int, _end: int, _flags: int, _ctx: object) -> bool:
-        found.add(id_)
-        return len(found) == len(WORDS)  # all there: True ends the scan
-
     # (surrogatepass: a lone surrogate, from undecodable bytes, is encoded like any other
     # character; an ASCII word is in the UTF-8 exactly where it is in the text)
-    db.scan(low.encode("utf-8", "surrogatepass"), collect)
-    return _Present(low, frozenset(WORDS[i] for i in found))
+    found = held(low.encode("utf-8", "surrogatepass"), _WORD_BYTES)
+    if found is None:  # no wheel for this platform, or it does not load: the searches
+        return low
+    return _Present(low, frozenset(word.decode("ascii") for word in found))
 
 
-def held(low: bytes, words: tuple[bytes, ...]) -> frozenset[bytes] | None:
-    """Which of ``words`` the bytes ``low`` hold (as ``word in low`` answers), found in one
-    Hyperscan pass; None without the wheel."""
-    db = _bytes_database(words)
-    if db is None:  # no wheel for this platform, or it does not load: the searches
+def held(data: bytes, words: tuple[bytes, ...]) -> frozenset[bytes] | None:
+    """Which of ``words`` ``data`` holds (as ``word in data`` answers), found by Hyperscan;
+    None without the wheel. ``words``: one of a few fixed sets (each is compiled once).
+
+    Each occurrence of a word costs the pass, even one reported once: a huge text repeating
+    a word is read three times slower than one holding it once. So from
+    :data:`_PROBED_FROM` bytes on, the head is read first, and the whole only for the words
+    the head lacks (the rare ones, the pass's cheap case)."""
+    db = _database(words)
+    if db is None:  # no wheel for this platform, or it does not load
         return None
+    if len(data) < _PROBED_FROM:
+        return _scan(db, data, words)
+    found = _scan(db, data[:_HEAD], words)
+    rest = tuple(word for word in words if word not in found)
+    if not rest:
+        return found
+    sub = _subset_database(rest)
+    return found | _scan(db if sub is None else sub, data, words if sub is None else rest)
+
+
+# From this many bytes on, the head (_HEAD bytes) is read first (see held()).
+_PROBED_FROM: Final = 1 << 20
+_HEAD: Final = 1 << 16
+
+
+def _scan(db: Compiled, data: bytes, words: tuple[bytes, ...]) -> frozenset[bytes]:
     found: set[int] = set()
-    db.scan(low, functools.partial(_note, found))
+    db.scan(data, functools.partial(_note, found))
     return frozenset(words[i] for i in found)
 
 
@@ -109,8 +123,15 @@ def _note(found: set[int], id_: int, *_match: object) -> bool:
 
 
 @functools.cache
-def _bytes_database(words: tuple[bytes, ...]) -> Compiled | None:
+def _database(words: tuple[bytes, ...]) -> Compiled | None:
     return compile_all([literal(word) for word in words], [SINGLEMATCH] * len(words))
+
+
+# The words a huge text's head lacks vary with the text: a few such sets are kept (an input
+# varying them compiles one, a millisecond or two, per text of over a megabyte).
+@functools.lru_cache(maxsize=16)
+def _subset_database(words: tuple[bytes, ...]) -> Compiled | None:
+    return compile_new([literal(word) for word in words], [SINGLEMATCH] * len(words))
 
 
 def may_hold(seen: Container[str], low: str, words: tuple[str, ...]) -> bool:
@@ -119,10 +140,7 @@ def may_hold(seen: Container[str], low: str, words: tuple[str, ...]) -> bool:
     return seen is low or any(word in seen for word in words)
 
 
-@functools.cache
-def _database() -> Compiled | None:
-    expressions = [literal(word.encode("ascii")) for word in WORDS]
-    return compile_all(expressions, [SINGLEMATCH] * len(WORDS))
+_WORD_BYTES: Final = tuple(word.encode("ascii") for word in WORDS)
 
 
 __all__ = ["HTML_TAGS", "PORT_STARTS", "WORDS", "WORDS_FROM", "held", "may_hold", "words_in"]
