@@ -30,13 +30,46 @@ type, with its stack),
 
 from __future__ import annotations
 
-from hygiene.masking.captured import UncoveredWarning
+import typing
+
 from hygiene.masking.install import Installation, install
 from hygiene.masking.keys import is_sensitive_key
-from hygiene.masking.records import RedactingFilter
-from hygiene.masking.structlog import structlog_processor
 from hygiene.masking.text import mask
-from hygiene.masking.values import mask_value
+
+if typing.TYPE_CHECKING:
+    from hygiene.masking.captured import UncoveredWarning
+    from hygiene.masking.records import RedactingFilter
+    from hygiene.masking.structlog import structlog_processor
+    from hygiene.masking.values import mask_value
+
+
+def __getattr__(name: str) -> object:
+    # Loaded on first use: `hygiene mask` imports this package for the stream alone, and the
+    # filter (with the compiled fast path), loguru's sinks and structlog's processor cost a
+    # tenth of its start-up. (`install` is imported above: the submodule of that name,
+    # imported first, would otherwise stand where the function is looked for.)
+    value: object
+    if name == "RedactingFilter":
+        from hygiene.masking import records
+
+        value = records.RedactingFilter
+    elif name == "UncoveredWarning":
+        from hygiene.masking import captured
+
+        value = captured.UncoveredWarning
+    elif name == "structlog_processor":
+        from hygiene.masking import structlog
+
+        value = structlog.structlog_processor
+    elif name == "mask_value":
+        from hygiene.masking import values
+
+        value = values.mask_value
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # (looked up once)
+    return value
+
 
 __all__ = [
     "Installation",

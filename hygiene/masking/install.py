@@ -43,17 +43,22 @@ import logging
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hygiene.masking import captured
-from hygiene.masking.guard import GuardedText
-from hygiene.masking.records import redact_record, redact_unfiltered, unsettle
+if TYPE_CHECKING:
+    from hygiene.masking.captured import Restore
+    from hygiene.masking.guard import GuardedText
+
+# The filter, the guard and loguru's sinks are imported when install() runs: `hygiene mask`
+# imports this package (and so this module) for the stream alone, and would pay for them.
 
 MakeRecord = Callable[..., logging.LogRecord]
 HandlerFilter = Callable[[logging.Handler, logging.LogRecord], Any]
 
 
 def _masking(make_record: MakeRecord) -> MakeRecord:
+    from hygiene.masking.records import redact_record, unsettle
+
     # The signature spelled out: Logger._log passes ten positional arguments, and packing them
     # into *args costs more than the rest of a clean record's masking.
     # The standard library's own makeRecord (not one some other library put over it): with
@@ -97,6 +102,8 @@ def _masking(make_record: MakeRecord) -> MakeRecord:
 
 
 def _masking_filter(original: HandlerFilter) -> HandlerFilter:
+    from hygiene.masking.records import redact_record, redact_unfiltered
+
     # The standard library's own filter (not one some other library put over it) does
     # nothing for a handler without filters: the hook skips that call then.
     stock = original is logging.Filterer.filter
@@ -147,10 +154,12 @@ class Installation:
     handler_filter: HandlerFilter | None = None  # likewise
     streams: dict[str, GuardedText] = field(default_factory=dict)
     handler_streams: list[tuple[logging.StreamHandler[Any], Any]] = field(default_factory=list)
-    sinks: list[captured.Restore] = field(default_factory=list)  # loguru's, repointed
+    sinks: list[Restore] = field(default_factory=list)  # loguru's, repointed
 
     def uninstall(self) -> None:
         """Unwrap ``makeRecord`` and ``Handler.filter``, and give the streams back."""
+        from hygiene.masking import captured
+
         _unwrap(logging.Logger, "makeRecord", self.make_record)
         _unwrap(logging.Handler, "filter", self.handler_filter)
         for handler, stream in self.handler_streams:
@@ -175,6 +184,9 @@ def install(*, streams: bool = True) -> Installation:
 
 
 def _guard_streams(installation: Installation) -> None:
+    from hygiene.masking import captured
+    from hygiene.masking.guard import GuardedText
+
     originals: dict[int, GuardedText] = {}
     for name in ("stdout", "stderr"):
         stream = getattr(sys, name)
