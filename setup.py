@@ -1,7 +1,8 @@
-"""The one compiled part: the logging filter's common case (hygiene/masking/_fastpath.c).
+"""The compiled parts: the logging filter's common case (hygiene/masking/_fastpath.c) and the
+dense key rule (hygiene/masking/_dense.c).
 
 Optional: where no C compiler is there, the build goes on without it and the pure-Python twin
-in hygiene/masking/fastpath.py runs (same answers, about 7% more of a logging call's cost).
+in hygiene/masking/fastpath.py and dense.py's patterns run (same answers, about 7% more of a logging call's cost).
 Everything else about the package is in pyproject.toml.
 """
 
@@ -13,6 +14,11 @@ setup(
             "hygiene.masking._fastpath",
             sources=["hygiene/masking/_fastpath.c"],
             optional=True,
-        )
+        ),
+        Extension(
+            "hygiene.masking._dense",
+            sources=["hygiene/masking/_dense.c"],
+            optional=True,
+        ),
     ]
 )
