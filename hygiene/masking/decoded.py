@@ -23,7 +23,7 @@ import base64
 import binascii
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from hygiene.detection import ELLIPSIS, masked_form
@@ -37,6 +37,8 @@ GATE_CHARS: Final = ("Q", "U", "Y")
 _LONG: Final = 256
 _RUN_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
 _LINE_BREAK: Final = re.compile(r"\r?\n")
+# What a base64 run may go on over (the decoders' runs cross line breaks; padding follows).
+_RUN_ON: Final = _RUN_CHARS | frozenset("=\r\n")
 
 
 @functools.cache
@@ -87,11 +89,11 @@ def mask_mime_block(data: bytes, mask: Mask) -> bytes:
     return splice(text, spans).encode("latin-1") if spans else data
 
 
-def encoded_spans(text: str, mask: Mask) -> list[Span]:
+def encoded_spans(text: str, mask: Mask, pats: Sequence[Span] = ()) -> list[Span]:
     """The parts of ``text`` carrying an encoded PAT, each with its replacement (in order,
     apart); ``mask`` masks the text a base64 run decodes to (``mask()`` itself: passed in,
-    as ``mask()`` asks here)."""
-    if not may_hold_encoded(text):
+    as ``mask()`` asks here). ``pats``: plain PATs found in ``text`` (see :func:`_outside`)."""
+    if not may_hold_encoded(_outside(text, pats) if pats else text):
         return []
     from hygiene.scan.decoders.embedded import embedded_secrets
 
@@ -111,6 +113,26 @@ def encoded_spans(text: str, mask: Mask) -> list[Span]:
             else:
                 spans.append(span)
     return spans
+
+
+def _outside(text: str, pats: Sequence[Span]) -> str:
+    """``text`` without the PATs ``pats`` that stand apart (the gate then looks only at the
+    rest: a record's token holds most of its `Q`, `U` and `Y`). A PAT stands apart when no
+    base64 run can go on past either of its ends (what is next to it is no run character,
+    no padding, no line break): a run that meets it then lies inside it, hidden with it."""
+    if len(pats) == 1:  # (a record's one token: no list, no sort)
+        start, end, _ = pats[0]
+        if (start > 0 and text[start - 1] in _RUN_ON) or (end < len(text) and text[end] in _RUN_ON):
+            return text
+        return text[:start] + text[end:]
+    pieces, last = [], 0
+    for start, end, _ in sorted(pats):
+        if (start > 0 and text[start - 1] in _RUN_ON) or (end < len(text) and text[end] in _RUN_ON):
+            continue  # a run may cross this end: its text is looked at
+        pieces.append(text[last:start])
+        last = max(last, end)
+    pieces.append(text[last:])
+    return "".join(pieces)
 
 
 def _utf16_span(text: str, start: int, end: int, token: str) -> Span:

@@ -195,6 +195,7 @@ def _collect(
             return [], [], set(), dense[0]
     if "AIC" in text:  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
         add_pat_spans(text, low, spans, dense)
+    pats = len(spans)  # the PATs: the encoded ones' gate need not look inside them
     if has_key and ("=" in text or ":" in text or "," in text):  # no separator, no value
         add_key_spans(text, low, spans, dense)
     if has_key and "<" in text:
@@ -210,7 +211,7 @@ def _collect(
             spans.extend(bearer_spans(text, low, covered, dense))
         if "basic" in low:
             spans.extend(basic_spans(text, low, covered, dense))
-    _add_encoded(text, spans)
+    _add_encoded(text, spans, spans[:pats])
     if has_key and may_hold_pair(low):
         _add_uncovered(pair_spans(text), spans)
     if not userinfo:
@@ -225,13 +226,13 @@ def _undecoded_spans(text: str) -> list[Span]:
     return _spans(text, found)
 
 
-def _add_encoded(text: str, spans: list[Span]) -> None:
+def _add_encoded(text: str, spans: list[Span], pats: list[Span]) -> None:
     """Encoded PATs (:mod:`hygiene.masking.decoded`) joined to ``spans``: a run another rule
     hides already (``Authorization: Basic ...``) is left to it, so a second pass finds that
     rule's form, not a new base64 run to mask again. One that runs past another rule's value
     (a run the decoders read on over a line break) is hidden whole with it, as ``…``: the
     value rule would mask a re-encoded run again on a second pass."""
-    _add_uncovered(encoded_spans(text, mask), spans, overlapping=ELLIPSIS)
+    _add_uncovered(encoded_spans(text, mask, pats), spans, overlapping=ELLIPSIS)
 
 
 def _add_uncovered(found: list[Span], spans: list[Span], overlapping: str | None = None) -> None:
