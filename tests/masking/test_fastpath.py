@@ -346,10 +346,12 @@ def test_the_compiled_filter_takes_its_arguments_by_keyword_too() -> None:
         redact_record(record, colour=True)  # type: ignore[call-arg]
 
 
-# The filter's tests, through the Python twins: what runs where no compiler built the
-# extension.
+# The filter's tests and the dense rules', through the Python twins: what runs where no
+# compiler built the extensions.
 TWIN_RUN = [
     "tests/masking/test_fastpath.py",
+    "tests/masking/test_dense.py",
+    "tests/masking/test_huge_lines.py",
     "tests/masking/test_filter.py",
     "tests/masking/test_install.py",
     "tests/masking/test_shape.py",
