@@ -56,9 +56,14 @@ def _needles() -> re.Pattern[str]:
 
 
 def may_hold_encoded(text: str) -> bool:
-    """Whether ``text`` may carry an encoded PAT (False: :func:`encoded_spans` finds none)."""
+    """Whether ``text`` may carry an encoded PAT (False: :func:`encoded_spans` finds none).
+
+    The one gate of encoded PATs: :func:`encoded_spans` (and so ``mask()``) and the filter's
+    Python twin ask it; the compiled filter is handed :func:`encoded_needles` instead."""
     if "\x00" in text:  # UTF-16 interleaves NULs (rare in text: the decoders look further)
         return True
+    # GATE_CHARS spelled out: three `in` tests cost a third of a loop over the tuple, and
+    # this runs on every record without a hint.
     if not ("Q" in text or "U" in text or "Y" in text):
         return False
     # A long text: the decoders' own search (one Hyperscan pass) costs less than this regex.

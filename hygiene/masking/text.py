@@ -41,7 +41,7 @@ from typing import Final
 from hygiene.detection import ELLIPSIS
 from hygiene.masking.context import context_spans
 from hygiene.masking.credentials import Covered, basic_spans, bearer_spans, userinfo_spans
-from hygiene.masking.decoded import encoded_spans
+from hygiene.masking.decoded import encoded_spans, may_hold_encoded
 from hygiene.masking.dense import Dense, dense_spans, dense_text, hidden_text, merged, with_dense
 from hygiene.masking.elements import element_spans
 from hygiene.masking.gate import has_hint
@@ -121,9 +121,7 @@ def _found(text: str) -> _Found | None:
     verdict = hints_in(text, low)
     if verdict:
         return _collect(text, low, has_key=verdict == KEY)
-    if "Q" in text or "U" in text or "Y" in text or "\x00" in text:  # decoded.GATE_CHARS
-        return _encoded_only(text)
-    return None
+    return _encoded_only(text) if may_hold_encoded(text) else None
 
 
 def _encoded_only(text: str) -> _Found | None:
