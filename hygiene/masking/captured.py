@@ -169,8 +169,11 @@ def _held_streams(guards: Mapping[int, Any]) -> list[tuple[object, Any]]:
         guard = guards[id(stream)]
         held.setdefault(id(stream), (stream, guard))
         raw = getattr(stream, "buffer", None)
-        if raw is not None:
-            held.setdefault(id(raw), (raw, guard.buffer))
+        # (The guard of a stream without a buffer, a StringIO, has none: sys.__stdout__'s
+        # guard is sys.stdout's, whatever sys.stdout was.)
+        guarded = getattr(guard, "buffer", None)
+        if raw is not None and guarded is not None:
+            held.setdefault(id(raw), (raw, guarded))
     return list(held.values())
 
 

@@ -164,3 +164,24 @@ def test_a_structlog_writer_install_cannot_change_is_named_in_a_warning(tmp_path
     assert len(warning) == 1, done.stderr
     assert "structlog writer <PrintLogger(file=<_io.TextIOWrapper name='<stderr>'" in warning[0]
     assert "not masked" in warning[0]
+
+
+REPLACED_STDOUT = """
+import io, sys
+import structlog
+raw = structlog.BytesLogger(sys.__stdout__.buffer)
+text = structlog.WriteLogger(sys.__stderr__)
+sys.stdout = io.StringIO()  # a test runner's capture: no buffer behind it
+import hygiene.masking
+installation = hygiene.masking.install()
+assert text._file is sys.stderr  # the text stream is reached
+installation.uninstall()
+sys.__stdout__.write("installed and given back\\n")
+"""
+
+
+def test_install_with_a_standard_stream_replaced_by_one_without_a_buffer(tmp_path: Path) -> None:
+    # sys.__stdout__ is guarded by sys.stdout's guard, here a StringIO's, which has no buffer.
+    done = _run(tmp_path, REPLACED_STDOUT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == "installed and given back\n"
