@@ -27,8 +27,9 @@ HINTS: Final = (
     *context_lines.FRAME_HINTS,
     MIME_HEADER,
 )
-# URLs are everywhere in logs; only those with a password in their userinfo need masking.
-_USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
+# URLs are everywhere in logs; only those with a password in their userinfo need masking, or
+# a user name long enough to be a token (credentials.is_credential_user judges it).
+_USERINFO: Final = re.compile(rb"""://(?:[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+|[^/?#\s:@'"<>]{8,})@""")
 # Hyperscan finds every hint in one pass; below this size the plain finds cost less.
 _HYPERSCAN_FROM: Final = 1 << 16
 # Past one hint per this many bytes of a block, lines are found by plain searches instead.
@@ -99,7 +100,7 @@ def _hyperscan_hint_ends(data: bytes) -> list[int] | None:
 def _hint_database(*, single: bool = False) -> Compiled | None:
     """The hints' database; ``single``: each expression reported once (which are present)."""
     # The userinfo pattern without its bounds (a wider net; bounded repeats compile slowly).
-    userinfo = rb"""://[^/\s:@'"<>]*:[^/\s@'"<>]+@"""
+    userinfo = rb"""://(?:[^/\s:@'"<>]*:[^/\s@'"<>]+|[^/?#\s:@'"<>]{8,})@"""
     # Hex escapes: an expression is a C string, which a NUL (the UTF-16 needle's) would end.
     cased = [b"".join(b"\\x%02x" % byte for byte in n) for n in cased_needles()]
     expressions = [re.escape(h) for h in HINTS] + [userinfo, *cased]

@@ -184,11 +184,12 @@ def _collect(
     spans: list[Span] = []
     dense: list[Dense] = []
     userinfo: list[Span] = []
+    users: list[Span] = []  # credentials as a URL's user name, without a password
     if "@" in text and "://" in text:
         # Such a password may hold (or end) what another rule reads as a value of its own
         # (`api_key://u:}@x`: the key's value is `//u:`): hidden first, they leave the other
         # rules nothing to merge with them one span at a time.
-        userinfo = userinfo_spans(text, low, dense)
+        userinfo = userinfo_spans(text, low, dense, users)
         if dense and hide_urls:
             return [], [], set(), dense[0]
     if "AIC" in text:  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
@@ -208,6 +209,7 @@ def _collect(
             spans.extend(bearer_spans(text, low, covered, dense))
         if "basic" in low:
             spans.extend(basic_spans(text, low, covered, dense))
+    _add_uncovered(users, spans)  # (a key's value may hold the whole URL)
     _add_encoded(text, spans)
     if has_key and may_hold_pair(low):
         _add_uncovered(pair_spans(text), spans)
