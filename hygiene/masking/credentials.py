@@ -56,6 +56,9 @@ _USER_ONLY: Final = re.compile(r"""://(?P<user>[^/?#\s:@'"<>]{8,})@""")
 # A random user name this long is a credential (a name reads as words, or is shorter).
 USER_CREDENTIAL_LENGTH: Final = 20
 _PAT_IN_USER: Final = re.compile(re.escape(core.PAT_PREFIX) + "|" + PAT_URLENCODED_PREFIX)
+# A user name made of token characters (past the judged URLs). The class holds no `:`, so
+# each match stops before the next `://` (linear).
+_TOKEN_USER: Final = re.compile(r"://(?P<user>[A-Za-z0-9_~+=-]{20,})@")
 # The core's two PAT patterns as runs, without their length bound (tokens of any length are
 # masked whole): `re` walks a character class in C, while the core's one-unit alternation
 # costs a branch per character (a search on a short record took 1.5 µs instead of 0.3).
@@ -83,7 +86,23 @@ def userinfo_spans(
         pos = text.find("://", span.end if span is not None else pos + 3)
     if pos != -1:  # past that many URLs, one pass hides every password, masked or not
         _add(dense, dense_pass(USERINFO, text, low, pos))
+        if users is not None:
+            users.extend(_unjudged_users(text, pos))
     return found
+
+
+def _unjudged_users(text: str, pos: int) -> list[Span]:
+    """Past :data:`PRECISE_KEYS` URLs, user names hidden by their shape alone, as the dense
+    passes hide values: :data:`USER_CREDENTIAL_LENGTH` token characters or more, with a digit
+    or both cases (a name such as ``deploy-bot-2`` may go too: a text of that many URLs errs
+    toward hiding)."""
+    spans: list[Span] = []
+    for m in _TOKEN_USER.finditer(text, pos):
+        user = m.group("user")
+        mixed = not (user.islower() or user.isupper())
+        if (mixed or any(c.isdigit() for c in user)) and not _PAT_IN_USER.search(user):
+            spans.append(Span(m.start("user"), m.end("user"), safe_masked_form(user)))
+    return spans
 
 
 def _add(dense: list[Dense], found: Dense | None) -> None:

@@ -232,3 +232,33 @@ _USER_CHARS = _ALNUM + "-._~%+!$&'()*,;="
 def test_masking_user_names_is_idempotent(user: str, shape: str, place: str) -> None:
     once = mask(place.format(shape.format(user)))
     assert mask(once) == once
+
+
+@pytest.mark.parametrize("count", [33, 40, 500])
+def test_past_the_judged_urls_token_user_names_are_hidden_too(
+    guard: SecretGuard, count: int
+) -> None:
+    # The first URLs of a text are judged one by one; past them (a line of hundreds of URLs)
+    # a user name of token characters with a digit is hidden by its shape.
+    tokens = [_credential(lambda: secrets.token_hex(20)) for _ in range(count)]
+    names = ["ssh://git@host/r", "https://jane.doe@host/x", "https://jenkins-deploy-bot@h/"]
+    urls = [f"https://{t}@github.com/o/r{n}.git" for n, t in enumerate(tokens)]
+    text = " ".join(urls[:20] + names + urls[20:] + names) + " https://ci:pw0rd-1234@h/"
+    for token in tokens:
+        guard.remember(token)
+    out = _check(guard, text, tokens[0])
+    assert not [t for t in tokens if t in out]
+    assert out.count("\u2026") == count + 1  # each token, and the password
+    assert all(out.count(name) == 2 for name in names)
+
+
+def test_hygiene_mask_hides_token_user_names_on_a_huge_line(guard: SecretGuard) -> None:
+    tokens = [_credential(lambda: secrets.token_urlsafe(30)) for _ in range(3000)]
+    for token in tokens:
+        guard.remember(token)
+    line = " ".join(f"https://{t}@github.com/o/r.git" for t in tokens)  # about 170 KB
+    done = run_hygiene(guard, "mask", input=(line + "\n").encode())
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert not [t for t in tokens if t in out]
+    assert out.count("https://\u2026") == len(tokens)
