@@ -262,3 +262,24 @@ def test_hygiene_mask_hides_token_user_names_on_a_huge_line(guard: SecretGuard) 
     out = done.stdout.decode()
     assert not [t for t in tokens if t in out]
     assert out.count("https://\u2026") == len(tokens)
+
+
+def test_a_logging_filter_masks_a_token_as_a_user_name(guard: SecretGuard) -> None:
+    # The filter's common case (compiled where built) passes such a record on to mask().
+    import io
+    import logging
+
+    from hygiene.masking import RedactingFilter
+
+    sink = io.StringIO()
+    handler = logging.StreamHandler(sink)
+    handler.addFilter(RedactingFilter())
+    logger = logging.Logger("userinfo")
+    logger.addHandler(handler)
+    tokens = [*_random_users(guard), *_known_formats()]
+    for token in tokens:
+        guard.remember(token)
+        logger.warning("cloning %s", f"https://{token}@github.com/o/r.git")
+    guard.capture(sink.getvalue())
+    lines = sink.getvalue().splitlines()
+    assert lines == [f"cloning https://\u2026{t[-4:]}@github.com/o/r.git" for t in tokens]
