@@ -70,6 +70,13 @@ def may_hold_encoded(text: str) -> bool:
     return len(text) >= _LONG or _needles().search(text) is not None
 
 
+def may_hold_needles(data: bytes) -> bool:
+    """Whether a block of a stream may hold one of :func:`cased_needles` (False: none is
+    there): :func:`may_hold_encoded`'s first test, on bytes (every needle holds a gate
+    character or a NUL)."""
+    return b"Q" in data or b"U" in data or b"Y" in data or b"\x00" in data
+
+
 def cased_needles() -> tuple[bytes, ...]:
     """What a stream's lines are searched for (case-sensitive) besides the hints of
     ``mask()``'s rules: the scanner's base64 needles and the UTF-16 ``pat_AIC_`` (either
@@ -218,4 +225,5 @@ __all__ = [
     "mask_mime_block",
     "mask_payload",
     "may_hold_encoded",
+    "may_hold_needles",
 ]

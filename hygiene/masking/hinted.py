@@ -14,7 +14,7 @@ from typing import Final
 
 from hygiene.hyperscan_db import CASELESS, SINGLEMATCH, Compiled, compile_all
 from hygiene.masking import lines as context_lines
-from hygiene.masking.decoded import cased_needles
+from hygiene.masking.decoded import cased_needles, may_hold_needles
 from hygiene.ruletable import gate_hints
 
 # A MIME part's header: the lines after it may carry base64 read across lines (stream.py).
@@ -126,7 +126,7 @@ def _lines_found(
         if _USERINFO.match(data, pos):
             pos = _note_line(data, pos, lines)
         pos = data.find(b"://", pos + 3)
-    if b"Q" in data or b"U" in data or b"Y" in data or b"\x00" in data:
+    if may_hold_needles(data):
         for needle in cased_needles() if cased is None else cased:  # encoded PATs
             pos = data.find(needle)
             while pos != -1:

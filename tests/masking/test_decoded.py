@@ -11,7 +11,12 @@ import pytest
 
 from hygiene.detection import PAT_PREFIX, find_secrets
 from hygiene.masking import mask
-from hygiene.masking.decoded import GATE_CHARS, may_hold_encoded
+from hygiene.masking.decoded import (
+    GATE_CHARS,
+    cased_needles,
+    may_hold_encoded,
+    may_hold_needles,
+)
 from hygiene.scan.decoders import b64
 from hygiene.scan.decoders.embedded import embedded_secrets
 from tests.helpers import SecretGuard
@@ -43,6 +48,12 @@ def _clean(guard: SecretGuard, text: str, *secrets: str) -> str:
 def test_every_needle_of_the_scanner_holds_a_gate_character() -> None:
     for needle in (*b64.NEEDLES, *b64.NESTED_NEEDLES):
         assert any(c in needle.text.decode() for c in GATE_CHARS), needle.text
+
+
+def test_every_needle_a_stream_looks_for_passes_the_bytes_gate() -> None:
+    for needle in cased_needles():
+        assert may_hold_needles(b"INFO " + needle + b" end"), needle
+    assert not may_hold_needles(b"INFO request served in 3 ms")
 
 
 def test_text_without_encoded_pats_passes_the_gate_or_stays(guard: SecretGuard) -> None:
