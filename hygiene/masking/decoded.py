@@ -58,13 +58,25 @@ def _needles() -> re.Pattern[str]:
 
 
 def may_hold_encoded(text: str) -> bool:
-    """Whether ``text`` may carry an encoded PAT (False: :func:`encoded_spans` finds none)."""
+    """Whether ``text`` may carry an encoded PAT (False: :func:`encoded_spans` finds none).
+
+    The one gate of encoded PATs: :func:`encoded_spans` (and so ``mask()``) and the filter's
+    Python twin ask it; the compiled filter is handed :func:`encoded_needles` instead."""
     if "\x00" in text:  # UTF-16 interleaves NULs (rare in text: the decoders look further)
         return True
+    # GATE_CHARS spelled out: three `in` tests cost a third of a loop over the tuple, and
+    # this runs on every record without a hint.
     if not ("Q" in text or "U" in text or "Y" in text):
         return False
     # A long text: the decoders' own search (one Hyperscan pass) costs less than this regex.
     return len(text) >= _LONG or _needles().search(text) is not None
+
+
+def may_hold_needles(data: bytes) -> bool:
+    """Whether a block of a stream may hold one of :func:`cased_needles` (False: none is
+    there): :func:`may_hold_encoded`'s first test, on bytes (every needle holds a gate
+    character or a NUL)."""
+    return b"Q" in data or b"U" in data or b"Y" in data or b"\x00" in data
 
 
 def cased_needles() -> tuple[bytes, ...]:
@@ -235,4 +247,5 @@ __all__ = [
     "mask_mime_block",
     "mask_payload",
     "may_hold_encoded",
+    "may_hold_needles",
 ]

@@ -41,7 +41,7 @@ from typing import Final
 from hygiene.detection import ELLIPSIS
 from hygiene.masking.context import context_spans
 from hygiene.masking.credentials import Covered, basic_spans, bearer_spans, userinfo_spans
-from hygiene.masking.decoded import encoded_spans
+from hygiene.masking.decoded import encoded_spans, may_hold_encoded
 from hygiene.masking.dense import Dense, dense_spans, dense_text, hidden_text, merged, with_dense
 from hygiene.masking.elements import element_spans
 from hygiene.masking.gate import has_hint
@@ -121,9 +121,7 @@ def _found(text: str) -> _Found | None:
     verdict = hints_in(text, low)
     if verdict:
         return _collect(text, low, has_key=verdict == KEY)
-    if "Q" in text or "U" in text or "Y" in text or "\x00" in text:  # decoded.GATE_CHARS
-        return _encoded_only(text)
-    return None
+    return _encoded_only(text) if may_hold_encoded(text) else None
 
 
 def _encoded_only(text: str) -> _Found | None:
@@ -186,11 +184,12 @@ def _collect(
     spans: list[Span] = []
     dense: list[Dense] = []
     userinfo: list[Span] = []
+    users: list[Span] = []  # credentials as a URL's user name, without a password
     if "@" in text and "://" in text:
         # Such a password may hold (or end) what another rule reads as a value of its own
         # (`api_key://u:}@x`: the key's value is `//u:`): hidden first, they leave the other
         # rules nothing to merge with them one span at a time.
-        userinfo = userinfo_spans(text, low, dense)
+        userinfo = userinfo_spans(text, low, dense, users)
         if dense and hide_urls:
             return [], [], set(), dense[0]
     if "AIC" in text:  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
@@ -211,6 +210,7 @@ def _collect(
             spans.extend(bearer_spans(text, low, covered, dense))
         if "basic" in low:
             spans.extend(basic_spans(text, low, covered, dense))
+    _add_uncovered(users, spans)  # (a key's value may hold the whole URL)
     _add_encoded(text, spans, spans[:pats])
     if has_key and may_hold_pair(low):
         _add_uncovered(pair_spans(text), spans)

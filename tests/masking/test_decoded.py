@@ -13,7 +13,13 @@ from hypothesis import strategies as st
 
 from hygiene.detection import ELLIPSIS, PAT_PREFIX, find_secrets
 from hygiene.masking import mask
-from hygiene.masking.decoded import GATE_CHARS, encoded_spans, may_hold_encoded
+from hygiene.masking.decoded import (
+    GATE_CHARS,
+    cased_needles,
+    encoded_spans,
+    may_hold_encoded,
+    may_hold_needles,
+)
 from hygiene.masking.pats import pat_spans, urlencoded_pat_spans
 from hygiene.masking.spans import Span
 from hygiene.masking.text import _add_uncovered
@@ -49,6 +55,12 @@ def _clean(guard: SecretGuard, text: str, *secrets: str) -> str:
 def test_every_needle_of_the_scanner_holds_a_gate_character() -> None:
     for needle in (*b64.NEEDLES, *b64.NESTED_NEEDLES):
         assert any(c in needle.text.decode() for c in GATE_CHARS), needle.text
+
+
+def test_every_needle_a_stream_looks_for_passes_the_bytes_gate() -> None:
+    for needle in cased_needles():
+        assert may_hold_needles(b"INFO " + needle + b" end"), needle
+    assert not may_hold_needles(b"INFO request served in 3 ms")
 
 
 def test_text_without_encoded_pats_passes_the_gate_or_stays(guard: SecretGuard) -> None:
