@@ -244,15 +244,16 @@ def _add_uncovered(found: list[Span], spans: list[Span], overlapping: str | None
     ordered = sorted((s[0], s[1]) for s in spans)
     starts = [start for start, _ in ordered]
     reach = list(itertools.accumulate((end for _, end in ordered), max))
-    for span in found:
-        i = bisect.bisect_right(starts, span.end - 1) - 1  # the last that starts inside it
-        if i < 0 or reach[i] <= span.start:
+    for span in found:  # (indexed: plain tuples too, as dense spans are)
+        start, end = span[0], span[1]
+        i = bisect.bisect_right(starts, end - 1) - 1  # the last that starts inside it
+        if i < 0 or reach[i] <= start:
             spans.append(span)  # overlaps none
             continue
-        j = bisect.bisect_right(starts, span.start) - 1
-        if j >= 0 and reach[j] >= span.end:
+        j = bisect.bisect_right(starts, start) - 1
+        if j >= 0 and reach[j] >= end:
             continue  # held whole by one of them
-        spans.append(span if overlapping is None else Span(span.start, span.end, overlapping))
+        spans.append(span if overlapping is None else Span(start, end, overlapping))
 
 
 def _spans_through_ansi(text: str) -> list[Span]:
