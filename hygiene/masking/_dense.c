@@ -32,6 +32,8 @@ typedef struct {
     int caseless;
     const unsigned char *trie;
     Py_ssize_t nodes;
+    PyObject *prefix;    /* token_users: the PAT prefix a user name may not hold */
+    Py_ssize_t shortest; /* token_users: the shortest user name taken */
 } text_t;
 
 static inline Py_UCS4
@@ -474,6 +476,8 @@ text_from(PyObject *text, PyObject *pos_object, Py_ssize_t *pos, text_t *t)
     t->caseless = 0;
     t->trie = NULL;
     t->nodes = 0;
+    t->prefix = NULL;
+    t->shortest = 0;
     return 0;
 }
 
@@ -650,11 +654,91 @@ userinfo(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return split_by(args[0], pos, &t, userinfo_at, NULL);
 }
 
+/* credentials._TOKEN_USER: (://)(user)(?=@), a user name of token characters, of the length
+ * given or more, with a digit or both cases, holding no PAT prefix (given: the core's). Every look-ahead of the pattern reads
+ * only the run of token characters after `://` (none of them is in the run's class, or all
+ * are), so each is a fact of that run; and the run must end at `@`: a shorter one would
+ * leave one of its own characters where the `@` must be. */
+static inline int
+is_user_token_char(Py_UCS4 c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '~' || c == '+' || c == '=' || c == '-';
+}
+
+static Py_ssize_t
+token_user_at(const text_t *t, Py_ssize_t i, Py_ssize_t *start)
+{
+    PyObject *prefix = t->prefix;
+    const Py_ssize_t pat_length = PyUnicode_GET_LENGTH(prefix);
+    const int pat_kind = PyUnicode_KIND(prefix);
+    const void *pat = PyUnicode_DATA(prefix);
+    Py_ssize_t p = i + 1;
+    if (p + 1 >= t->n || at(t, p) != '/' || at(t, p + 1) != '/') {
+        return -1;
+    }
+    Py_ssize_t run = p + 2, q = run;
+    int digit = 0, upper = 0, lower = 0;
+    while (q < t->n) {
+        Py_UCS4 c = at(t, q);
+        if (!is_user_token_char(c)) {
+            break;
+        }
+        digit |= c >= '0' && c <= '9';
+        upper |= c >= 'A' && c <= 'Z';
+        lower |= c >= 'a' && c <= 'z';
+        q++;
+    }
+    if (q - run < t->shortest || q >= t->n || at(t, q) != '@' || !(digit || (upper && lower))) {
+        return -1;
+    }
+    for (Py_ssize_t k = run; k + pat_length <= q; k++) {
+        Py_ssize_t m = 0;
+        while (m < pat_length && at(t, k + m) == PyUnicode_READ(pat_kind, pat, m)) {
+            m++;
+        }
+        if (m == pat_length) {
+            return -1;
+        }
+    }
+    *start = run;
+    return q;
+}
+
+static PyObject *
+token_users(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    Py_ssize_t pos;
+    text_t t;
+    if (nargs != 4 || !PyUnicode_Check(args[0]) || !PyUnicode_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "token_users(text: str, pos: int, prefix: str, length: int)");
+        return NULL;
+    }
+    if (text_from(args[0], args[1], &pos, &t) < 0) {
+        return NULL;
+    }
+    Py_ssize_t length = PyLong_AsSsize_t(args[3]);
+    if (length == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (PyUnicode_GET_LENGTH(args[2]) == 0 || length < 1) {
+        PyErr_SetString(PyExc_ValueError, "token_users: an empty prefix or a length below 1");
+        return NULL;
+    }
+    t.prefix = args[2];
+    t.shortest = length;
+    return split_by(args[0], pos, &t, token_user_at, NULL);
+}
+
 static PyMethodDef methods[] = {
     {"keys", (PyCFunction)(void (*)(void))keys, METH_FASTCALL,
      "keys(text, pos, caseless, trie): what dense.KEYS's split of text[pos:] gives."},
     {"userinfo", (PyCFunction)(void (*)(void))userinfo, METH_FASTCALL,
      "userinfo(text, pos): what dense.USERINFO's split of text[pos:] gives."},
+    {"token_users", (PyCFunction)(void (*)(void))token_users, METH_FASTCALL,
+     "token_users(text, pos, prefix, length): what credentials._TOKEN_USER's split gives."},
     {NULL, NULL, 0, NULL},
 };
 

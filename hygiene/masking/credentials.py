@@ -38,6 +38,7 @@ from hygiene.masking.dense import (
     dense_spans,
     with_dense,
 )
+from hygiene.masking.densetwin import token_users_twin
 from hygiene.masking.keys import is_masked, safe_masked_form
 from hygiene.masking.keyvalues import PRECISE_KEYS
 from hygiene.masking.spans import Span, without_overlaps
@@ -62,11 +63,12 @@ _PAT_IN_USER: Final = re.compile(re.escape(core.PAT_PREFIX) + "|" + PAT_URLENCOD
 # each match stop before the next `://` (linear).
 _USER_CHARS: Final = "A-Za-z0-9_~+=-"
 _TOKEN_USER: Final = re.compile(
-    f"(://)((?=[{_USER_CHARS}]{{20}})"
+    f"(://)((?=[{_USER_CHARS}]{{{USER_CREDENTIAL_LENGTH}}})"
     f"(?:(?=[A-Za-z_~+=-]*[0-9])|(?=[a-z0-9_~+=-]*[A-Z])(?=[A-Z0-9_~+=-]*[a-z]))"
     f"(?![{_USER_CHARS}]*?{re.escape(core.PAT_PREFIX)})"
-    f"[{_USER_CHARS}]{{20,}})(?=@)"
+    f"[{_USER_CHARS}]{{{USER_CREDENTIAL_LENGTH},}})(?=@)"
 )
+_TOKEN_USER_TWIN: Final = token_users_twin(core.PAT_PREFIX, USER_CREDENTIAL_LENGTH)
 # The core's two PAT patterns as runs, without their length bound (tokens of any length are
 # masked whole): `re` walks a character class in C, while the core's one-unit alternation
 # costs a branch per character (a search on a short record took 1.5 µs instead of 0.3).
@@ -105,7 +107,10 @@ def _unjudged_users(text: str, pos: int) -> list[Span]:
     with a digit or both cases, holding no PAT (a name such as ``deploy-bot-2`` may go too: a
     text of that many URLs errs toward hiding). One split, the spans made from its pieces'
     lengths: no Python work per user (a 20 MB line of such URLs holds 380,000)."""
-    pieces = _TOKEN_USER.split(text[pos:] if pos else text)
+    if _TOKEN_USER_TWIN is not None:
+        pieces = _TOKEN_USER_TWIN(text, text, pos)
+    else:
+        pieces = _TOKEN_USER.split(text[pos:] if pos else text)
     bounds = list(itertools.accumulate(map(len, pieces), initial=pos))
     return list(zip(bounds[2::3], bounds[3::3], itertools.repeat(core.ELLIPSIS)))  # type: ignore[arg-type]  # plain tuples: what a Span is
 

@@ -1,4 +1,4 @@
-"""The compiled twins of two dense rules (``_dense.c``): the key rule and the URL one.
+"""The compiled twins of three dense rules (``_dense.c``): keys, URL passwords, URL users.
 
 A huge line of ``pwd=a;`` holds a value every six characters, and ``re``'s cost per match
 (its state reset, the search restarted, three slices made) was half of ``hygiene mask``'s
@@ -60,9 +60,30 @@ def _userinfo(text: str, low: str, pos: int) -> list[str]:
     return _C.userinfo(text, pos)
 
 
+def token_users_twin(prefix: str, shortest: int) -> Twin | None:
+    """The twin of ``credentials._TOKEN_USER`` (user names of ``shortest`` token characters or
+    more holding no ``prefix``), or None where not built."""
+    if _C is None:
+        return None
+    split = _C.token_users
+
+    def users(text: str, low: str, pos: int) -> list[str]:
+        return split(text, pos, prefix, shortest)
+
+    return users
+
+
 KEYS_TWIN: Final[Twin | None] = None if _C is None else _keys
 USERINFO_TWIN: Final[Twin | None] = None if _C is None else _userinfo
 COMPILED: Final = _C is not None
 """Whether the twins run (the extension was built)."""
 
-__all__ = ["COMPILED", "KEYS_TWIN", "KEY_ENDINGS", "USERINFO_TWIN", "Twin", "key_trie"]
+__all__ = [
+    "COMPILED",
+    "KEYS_TWIN",
+    "KEY_ENDINGS",
+    "USERINFO_TWIN",
+    "Twin",
+    "key_trie",
+    "token_users_twin",
+]

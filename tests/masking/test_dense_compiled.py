@@ -16,7 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hygiene.masking import dense, densetwin
+from hygiene.masking import credentials, dense, densetwin
 from tests.helpers import examples
 
 compiled = pytest.mark.skipif(densetwin._C is None, reason="the extension is not built here")
@@ -234,3 +234,35 @@ def test_the_extension_is_built_under_ci() -> None:
 
 def _blocked() -> set[str]:
     return {name for name, module in sys.modules.items() if module is None}
+
+
+@st.composite
+def _token_user_urls(draw: st.DrawFn) -> str:
+    """`://user@`, the user near the shortest taken (20): letters of one case or both,
+    digits or none, a PAT prefix in it or not, `@` after it or not."""
+    alphabet = draw(st.sampled_from(["ab_~", "AB+=", "aB-", "ab7", "AB7", "aB7_~+=-"]))
+    user = draw(st.text(alphabet=alphabet, min_size=17, max_size=23))
+    if draw(st.integers(0, 5)) == 0:
+        at = draw(st.integers(0, len(user)))
+        user = user[:at] + "pat_AIC_" + user[at:]
+    end = draw(st.sampled_from(["@", "@", ":", " ", "", "/", "é"]))
+    start = draw(st.sampled_from(["://", "://", "//", ":", "x://"]))
+    return start + user + end + draw(st.sampled_from(["h", "", "://x"]))
+
+
+@compiled
+@settings(max_examples=examples(2000))
+@given(
+    st.lists(st.one_of(_token_user_urls(), _dense_texts), max_size=8).map("".join),
+    st.integers(0, 40),
+)
+@example("https://" + "ab1" * 7 + "@h", 0)
+@example("https://" + "a" * 19 + "B@h", 0)
+@example("https://" + "aB" * 6 + "pat_AIC_" + "x1@h", 0)
+@example("https://" + "ab1" * 6 + "a@h", 0)  # one short of the shortest
+@example("https://" + "a" * 20 + "@h", 0)  # one case, no digit
+def test_the_compiled_token_user_rule_cuts_every_text_as_its_pattern(text: str, pos: int) -> None:
+    twin = credentials._TOKEN_USER_TWIN
+    assert twin is not None
+    pos = min(pos, len(text))
+    assert twin(text, text, pos) == credentials._TOKEN_USER.split(text[pos:])
