@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
-import itertools
 import operator
 import re
 from collections.abc import Callable
@@ -69,6 +68,7 @@ _TOKEN_USER: Final = re.compile(
     f"[{_USER_CHARS}]{{{USER_CREDENTIAL_LENGTH},}})(?=@)"
 )
 _TOKEN_USER_TWIN: Final = token_users_twin(core.PAT_PREFIX, USER_CREDENTIAL_LENGTH)
+TOKEN_USERS: Final = DenseRule(_TOKEN_USER, _TOKEN_USER, _TOKEN_USER_TWIN)  # case-sensitive
 # The core's two PAT patterns as runs, without their length bound (tokens of any length are
 # masked whole): `re` walks a character class in C, while the core's one-unit alternation
 # costs a branch per character (a search on a short record took 1.5 µs instead of 0.3).
@@ -97,22 +97,11 @@ def userinfo_spans(
     if pos != -1:  # past that many URLs, one pass hides every password, masked or not
         _add(dense, dense_pass(USERINFO, text, low, pos))
         if users is not None:
-            users.extend(_unjudged_users(text, pos))
+            # User names by their shape alone, as ``…`` (as the dense passes hide values; a
+            # name such as ``deploy-bot-2`` may go too: a text of that many URLs errs toward
+            # hiding). Hidden first, with the passwords: one join, no span per user.
+            _add(dense, dense_pass(TOKEN_USERS, text, low, pos))
     return found
-
-
-def _unjudged_users(text: str, pos: int) -> list[Span]:
-    """Past :data:`PRECISE_KEYS` URLs, user names hidden by their shape alone, as ``…`` (as
-    the dense passes hide values): :data:`USER_CREDENTIAL_LENGTH` token characters or more,
-    with a digit or both cases, holding no PAT (a name such as ``deploy-bot-2`` may go too: a
-    text of that many URLs errs toward hiding). One split, the spans made from its pieces'
-    lengths: no Python work per user (a 20 MB line of such URLs holds 380,000)."""
-    if _TOKEN_USER_TWIN is not None:
-        pieces = _TOKEN_USER_TWIN(text, text, pos)
-    else:
-        pieces = _TOKEN_USER.split(text[pos:] if pos else text)
-    bounds = list(itertools.accumulate(map(len, pieces), initial=pos))
-    return list(zip(bounds[2::3], bounds[3::3], itertools.repeat(core.ELLIPSIS)))  # type: ignore[arg-type]  # plain tuples: what a Span is
 
 
 def _add(dense: list[Dense], found: Dense | None) -> None:
@@ -247,6 +236,7 @@ def is_credential_user(user: str) -> bool:
 __all__ = [
     "PAT",
     "PAT_BODY",
+    "TOKEN_USERS",
     "USER_CREDENTIAL_LENGTH",
     "Covered",
     "Judged",

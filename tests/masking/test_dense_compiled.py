@@ -262,7 +262,7 @@ def _token_user_urls(draw: st.DrawFn) -> str:
 @example("https://" + "ab1" * 6 + "a@h", 0)  # one short of the shortest
 @example("https://" + "a" * 20 + "@h", 0)  # one case, no digit
 def test_the_compiled_token_user_rule_cuts_every_text_as_its_pattern(text: str, pos: int) -> None:
-    twin = credentials._TOKEN_USER_TWIN
+    twin = credentials.TOKEN_USERS.compiled
     assert twin is not None
     pos = min(pos, len(text))
     assert twin(text, text, pos) == credentials._TOKEN_USER.split(text[pos:])
