@@ -401,6 +401,8 @@ HUGE_LINES = {
     "Authorization: Bearer x ": "Authorization: Bearer x ",
     "<password>a</password>": "<password>a</password>",
     "password= ": "password= ",
+    # A token as a URL's user name (how forges take one), past the judged URLs.
+    "https://TOKEN@h ": "https://a1b2c3d4e5f6a7b8c9d0e1f2@h ",
 }
 
 

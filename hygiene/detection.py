@@ -251,15 +251,16 @@ def _in_pair(m: _Match, buf: _Buffer) -> bool:
     return _PAIR_OPEN.search(_str(buf[max(0, key - 24) : key])) is not None
 
 
-def find_secrets(text: str) -> list[Secret]:
-    """Every secret in ``text`` (no allowlist handling), in order, without overlaps.
+def find_secrets(text: str, rules: tuple[Rule, ...] = RULES) -> list[Secret]:
+    """Every secret in ``text`` (no allowlist handling), in order, without overlaps; only
+    those of ``rules`` when given (a subset of :data:`RULES`).
 
     A credential that is itself a PAT (``Authorization: Bearer pat_AIC_...``) is reported once,
     as ``aic-pat``.
     """
     found: list[Secret] = []
     low = text.lower() if len(text.lower()) == len(text) else text
-    for rule in RULES:
+    for rule in rules:
         for m in _matches(rule, text, low if rule.caseless else text):
             verdict = _judge(rule, m, text)
             if verdict is not None:

@@ -90,10 +90,13 @@ class RateGate:
         self._answered = 0  # answers (not 429) since the gate last refilled
         self._learned_in: int | None = None  # generation whose 429 already adjusted the pace
 
-    def acquire(self, give_up_at: float | None = None) -> int:
+    def acquire(self, give_up_at: float | None = None, *, closing: bool = False) -> int:
         """Wait for a slot; return the generation to hand back to :meth:`observe`.
 
-        Raises TimeoutError when the slot would come after ``give_up_at`` (clock time).
+        Raises TimeoutError when the slot would come after ``give_up_at`` (clock time): the
+        window's reset and the learned pace's reserved slot alike (nothing is taken then).
+        ``closing`` (a logout): a paced slot past ``give_up_at`` is not waited for, the call
+        goes at once instead (the pace is this client's margin, not the server's word).
         """
         while True:
             with self._lock:
@@ -101,7 +104,7 @@ class RateGate:
                 if self.reset_at is not None and now >= self.reset_at:
                     self._refill()
                 if self.remaining is None or self.remaining > 0:
-                    return self._take(now)
+                    return self._take(now, give_up_at, closing)
                 if self.reset_at is None and self._in_flight == 0:
                     self.reset_at = now + DEFAULT_WINDOW  # nobody will tell us: assume
                 # With answers on their way, poll: they carry the real reset time.
@@ -110,13 +113,18 @@ class RateGate:
                 raise TimeoutError("the rate limit's wait would pass the deadline")
             self._sleep(max(wait, 0.001))
 
-    def _take(self, now: float) -> int:
+    def _take(self, now: float, give_up_at: float | None, closing: bool) -> int:
+        slot = now if self.interval is None else max(now, self._next_slot)
+        late = slot > now and give_up_at is not None and slot >= give_up_at
+        if late and not closing:
+            # Slots queue up one interval apart (up to MAX_INTERVAL each, one per thread): the
+            # one free now may lie past the deadline, and the request would leave after it.
+            raise TimeoutError("the rate limit's pace would pass the deadline")
         if self.remaining is not None:
             self.remaining -= 1
         self._in_flight += 1
         generation = self._generation
-        if self.interval is not None:
-            slot = max(now, self._next_slot)
+        if self.interval is not None and not late:
             self._next_slot = slot + self.interval
             if slot > now:
                 # The slot is reserved; waiting for it outside the lock lets others reserve.

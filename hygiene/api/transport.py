@@ -229,7 +229,7 @@ class RetryTransport(httpx.BaseTransport):
                 raise DeadlineExceeded("stopped: no new request after an interrupt")
             raise DeadlineExceeded("the command's deadline passed")
         try:
-            return self.gate.acquire(deadline_at)
+            return self.gate.acquire(deadline_at, closing=grace)
         except TimeoutError:
             raise DeadlineExceeded("the deadline would pass waiting for the rate limit") from None
 

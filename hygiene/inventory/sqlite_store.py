@@ -29,6 +29,9 @@ class SqliteBackend:
     def __init__(self, path: Path, *, create: bool, read_only: bool = False) -> None:
         self.display = str(path)
         self.path = path
+        # The file's stamp through one descriptor held while the backend is open (see
+        # FileStamp: a descriptor opened and closed per stamp dropped this process's locks).
+        self._stamp = FileStamp(path)
         try:
             if read_only:
                 self._db = _read_only(path)
@@ -67,10 +70,13 @@ class SqliteBackend:
         return names - TABLES
 
     def stamp(self) -> Hashable:
-        return file_stamp(self.path)
+        return self._stamp()
 
     def close(self) -> None:
+        # The connection first: SQLite lets go of its locks and keeps its own descriptor
+        # until no connection of the process holds one; the stamp's goes after it.
         self._db.close()
+        self._stamp.close()
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -90,21 +96,6 @@ def _read_only(path: Path) -> sqlite3.Connection:
     )
 
 
-def file_stamp(path: Path) -> tuple[int, int, int, int, bytes] | None:
-    """What changes with every committed write to the file, read without opening it as a
-    database: its identity, size, mtime and SQLite's file change counter (an mtime alone can
-    repeat within the clock's tick); None when there is no file. It opens and closes the file:
-    only for a process with no connection to it (see :class:`FileStamp`)."""
-    try:
-        fd, info = open_checked(path, cap=None, follow=True)
-    except OSError:
-        return None  # none, or nothing an inventory could be (opening it as one says why)
-    try:
-        return _stamp_of(fd, info)
-    finally:
-        os.close(fd)
-
-
 def _stamp_of(fd: int, info: os.stat_result) -> tuple[int, int, int, int, bytes] | None:
     try:
         counter = os.pread(fd, 4, 24)  # the header's change counter, bytes 24-27
@@ -114,13 +105,16 @@ def _stamp_of(fd: int, info: os.stat_result) -> tuple[int, int, int, int, bytes]
 
 
 class FileStamp:
-    """:func:`file_stamp` for a process that also holds connections to the file (a watcher),
-    read through one descriptor kept open. POSIX locks belong to a process and a file, and
-    closing any descriptor of the file drops all of them: a stamp taken by open and close
-    dropped the locks SQLite held for this process's other connections mid-transaction, and
-    other processes then wrote under them ("disk I/O error" in a fleet of watchers). The
-    descriptor is closed only when the path names another file (the old one is no longer the
-    inventory) or by :meth:`close`."""
+    """What changes with every committed write to the file, read without opening it as a
+    database: its identity, size, mtime and SQLite's file change counter (an mtime alone can
+    repeat within the clock's tick); None when there is no file.
+
+    It is read through one descriptor kept open. POSIX locks belong to a process and a file,
+    and closing any descriptor of the file drops all of them: a stamp taken by open and close
+    dropped the locks SQLite held for this process's connections mid-transaction, and other
+    processes then wrote under them ("disk I/O error" in a fleet of watchers). The descriptor
+    is closed only when the path names another file (the old one is no longer the inventory)
+    or by :meth:`close`."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -158,4 +152,4 @@ def _in_memory() -> sqlite3.Connection:
 # What the store's own errors are, for open_inventory to turn into one-line messages.
 ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,)
 
-__all__ = ["ERRORS", "TABLES", "FileStamp", "SqliteBackend", "file_stamp"]
+__all__ = ["ERRORS", "TABLES", "FileStamp", "SqliteBackend"]

@@ -3,7 +3,11 @@ and keys (:mod:`hygiene.masking.text` runs them).
 
 * ``Bearer <credential>`` outside a header, when the credential looks random;
 * ``Basic <base64>`` anywhere, when it decodes to ``user:password``;
-* the password of a URL's userinfo (``https://user:…@host``).
+* the password of a URL's userinfo (``https://user:…@host``);
+* a URL's user name with no password when it is a credential (``https://…k3Xz@github.com``,
+  how GitHub, GitLab and other forges take a token): one of a known format (the core's
+  issuers), or long and random as the scanner judges credentials. User names are everywhere
+  in URLs (``ssh://git@``, ``postgres://postgres@``, ``https://jane.doe@``) and stay.
 
 A credential the key rules masked already (``Authorization: Bearer ...``) is not judged again.
 Bounded cost: the first ``PRECISE_KEYS`` candidates of a text are judged one by one; past
@@ -21,6 +25,7 @@ from collections.abc import Callable
 from typing import Final
 
 from hygiene import detection as core
+from hygiene.issuers import known_issuer
 from hygiene.masking.dense import (
     BASICS,
     BEARERS,
@@ -32,9 +37,11 @@ from hygiene.masking.dense import (
     dense_spans,
     with_dense,
 )
+from hygiene.masking.densetwin import token_users_twin
 from hygiene.masking.keys import is_masked, safe_masked_form
 from hygiene.masking.keyvalues import PRECISE_KEYS
 from hygiene.masking.spans import Span, without_overlaps
+from hygiene.ruletable import PAT_URLENCODED_PREFIX
 
 # Both run over the lowercased text (a case-sensitive literal prefix is a fast search, and
 # Python work is only done per match); the credential is read back from the original text.
@@ -44,6 +51,24 @@ _BEARER: Final = re.compile(r"bearer[ \t]+(?P<cred>[a-z0-9._~+/=%\\-]{8,})(?![a-
 _BASIC: Final = re.compile(r"basic[ \t]+(?P<cred>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=._~%…-])")
 _ESCAPE: Final = re.compile(r"\\(?!/)")
 _USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]+)@""")
+# A user name alone (no `:`): it ends at what ends an authority. Each match stops at the next
+# `:`, which the next `://` starts with: every character is read once (linear).
+_USER_ONLY: Final = re.compile(r"""://(?P<user>[^/?#\s:@'"<>]{8,})@""")
+# A random user name this long is a credential (a name reads as words, or is shorter).
+USER_CREDENTIAL_LENGTH: Final = 20
+_PAT_IN_USER: Final = re.compile(re.escape(core.PAT_PREFIX) + "|" + PAT_URLENCODED_PREFIX)
+# A user name made of token characters (past the judged URLs), 20 or more, with a digit or
+# both cases, holding no PAT: (://)(user)@. The class holds no `:`, so every look-ahead and
+# each match stop before the next `://` (linear).
+_USER_CHARS: Final = "A-Za-z0-9_~+=-"
+_TOKEN_USER: Final = re.compile(
+    f"(://)((?=[{_USER_CHARS}]{{{USER_CREDENTIAL_LENGTH}}})"
+    f"(?:(?=[A-Za-z_~+=-]*[0-9])|(?=[a-z0-9_~+=-]*[A-Z])(?=[A-Z0-9_~+=-]*[a-z]))"
+    f"(?![{_USER_CHARS}]*?{re.escape(core.PAT_PREFIX)})"
+    f"[{_USER_CHARS}]{{{USER_CREDENTIAL_LENGTH},}})(?=@)"
+)
+_TOKEN_USER_TWIN: Final = token_users_twin(core.PAT_PREFIX, USER_CREDENTIAL_LENGTH)
+TOKEN_USERS: Final = DenseRule(_TOKEN_USER, _TOKEN_USER, _TOKEN_USER_TWIN)  # case-sensitive
 # The core's two PAT patterns as runs, without their length bound (tokens of any length are
 # masked whole): `re` walks a character class in C, while the core's one-unit alternation
 # costs a branch per character (a search on a short record took 1.5 µs instead of 0.3).
@@ -52,7 +77,11 @@ PAT_BODY: Final = f"(?P<cred>{PAT_RUN})"
 PAT: Final = re.compile(core.PAT_PREFIX + PAT_BODY)
 
 
-def userinfo_spans(text: str, low: str, dense: list[Dense]) -> list[Span]:
+def userinfo_spans(
+    text: str, low: str, dense: list[Dense], users: list[Span] | None = None
+) -> list[Span]:
+    """URL passwords (the first :data:`PRECISE_KEYS` URLs judged, a dense pass past them);
+    user names that are credentials, in URLs without a password, go to ``users``."""
     found: list[Span] = []
     pos = text.find("://")
     for _ in range(PRECISE_KEYS):
@@ -61,9 +90,17 @@ def userinfo_spans(text: str, low: str, dense: list[Dense]) -> list[Span]:
         span = _userinfo_span(text, pos)
         if span is not None:
             found.append(span)
+        elif users is not None and (user := _user_span(text, pos)) is not None:
+            users.append(user)
+            span = user
         pos = text.find("://", span.end if span is not None else pos + 3)
     if pos != -1:  # past that many URLs, one pass hides every password, masked or not
         _add(dense, dense_pass(USERINFO, text, low, pos))
+        if users is not None:
+            # User names by their shape alone, as ``…`` (as the dense passes hide values; a
+            # name such as ``deploy-bot-2`` may go too: a text of that many URLs errs toward
+            # hiding). Hidden first, with the passwords: one join, no span per user.
+            _add(dense, dense_pass(TOKEN_USERS, text, low, pos))
     return found
 
 
@@ -177,13 +214,35 @@ def _userinfo_span(text: str, pos: int) -> Span | None:
     return Span(m.start("pw"), m.end("pw"), core.ELLIPSIS)
 
 
+def _user_span(text: str, pos: int) -> Span | None:
+    m = _USER_ONLY.match(text, pos)
+    if m is None or not is_credential_user(m.group("user")):
+        return None
+    return Span(m.start("user"), m.end("user"), safe_masked_form(m.group("user")))
+
+
+def is_credential_user(user: str) -> bool:
+    """Whether a URL's user name (with no password) is a credential: a token of a known
+    format, or :data:`USER_CREDENTIAL_LENGTH` characters or more that the scanner would
+    report as a credential (not words, not a placeholder or an example, a digit or both
+    cases). A PAT is left to the PAT rule."""
+    if is_masked(user) or _PAT_IN_USER.search(user):
+        return False
+    if known_issuer(user) is not None:
+        return True
+    return len(user) >= USER_CREDENTIAL_LENGTH and core.is_reportable_credential(user)
+
+
 __all__ = [
     "PAT",
     "PAT_BODY",
+    "TOKEN_USERS",
+    "USER_CREDENTIAL_LENGTH",
     "Covered",
     "Judged",
     "basic_spans",
     "bearer_spans",
+    "is_credential_user",
     "judged_then_dense",
     "userinfo_spans",
 ]

@@ -23,7 +23,7 @@ import base64
 import binascii
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from hygiene.detection import ELLIPSIS, masked_form
@@ -37,6 +37,8 @@ GATE_CHARS: Final = ("Q", "U", "Y")
 _LONG: Final = 256
 _RUN_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
 _LINE_BREAK: Final = re.compile(r"\r?\n")
+# What a base64 run may go on over (the decoders' runs cross line breaks; padding follows).
+_RUN_ON: Final = _RUN_CHARS | frozenset("=\r\n")
 
 
 @functools.cache
@@ -56,13 +58,25 @@ def _needles() -> re.Pattern[str]:
 
 
 def may_hold_encoded(text: str) -> bool:
-    """Whether ``text`` may carry an encoded PAT (False: :func:`encoded_spans` finds none)."""
+    """Whether ``text`` may carry an encoded PAT (False: :func:`encoded_spans` finds none).
+
+    The one gate of encoded PATs: :func:`encoded_spans` (and so ``mask()``) and the filter's
+    Python twin ask it; the compiled filter is handed :func:`encoded_needles` instead."""
     if "\x00" in text:  # UTF-16 interleaves NULs (rare in text: the decoders look further)
         return True
+    # GATE_CHARS spelled out: three `in` tests cost a third of a loop over the tuple, and
+    # this runs on every record without a hint.
     if not ("Q" in text or "U" in text or "Y" in text):
         return False
     # A long text: the decoders' own search (one Hyperscan pass) costs less than this regex.
     return len(text) >= _LONG or _needles().search(text) is not None
+
+
+def may_hold_needles(data: bytes) -> bool:
+    """Whether a block of a stream may hold one of :func:`cased_needles` (False: none is
+    there): :func:`may_hold_encoded`'s first test, on bytes (every needle holds a gate
+    character or a NUL)."""
+    return b"Q" in data or b"U" in data or b"Y" in data or b"\x00" in data
 
 
 def cased_needles() -> tuple[bytes, ...]:
@@ -87,11 +101,11 @@ def mask_mime_block(data: bytes, mask: Mask) -> bytes:
     return splice(text, spans).encode("latin-1") if spans else data
 
 
-def encoded_spans(text: str, mask: Mask) -> list[Span]:
+def encoded_spans(text: str, mask: Mask, pats: Sequence[Span] = ()) -> list[Span]:
     """The parts of ``text`` carrying an encoded PAT, each with its replacement (in order,
     apart); ``mask`` masks the text a base64 run decodes to (``mask()`` itself: passed in,
-    as ``mask()`` asks here)."""
-    if not may_hold_encoded(text):
+    as ``mask()`` asks here). ``pats``: plain PATs found in ``text`` (see :func:`_outside`)."""
+    if not may_hold_encoded(_outside(text, pats) if pats else text):
         return []
     from hygiene.scan.decoders.embedded import embedded_secrets
 
@@ -111,6 +125,26 @@ def encoded_spans(text: str, mask: Mask) -> list[Span]:
             else:
                 spans.append(span)
     return spans
+
+
+def _outside(text: str, pats: Sequence[Span]) -> str:
+    """``text`` without the PATs ``pats`` that stand apart (the gate then looks only at the
+    rest: a record's token holds most of its `Q`, `U` and `Y`). A PAT stands apart when no
+    base64 run can go on past either of its ends (what is next to it is no run character,
+    no padding, no line break): a run that meets it then lies inside it, hidden with it."""
+    if len(pats) == 1:  # (a record's one token: no list, no sort)
+        start, end, _ = pats[0]
+        if (start > 0 and text[start - 1] in _RUN_ON) or (end < len(text) and text[end] in _RUN_ON):
+            return text
+        return text[:start] + text[end:]
+    pieces, last = [], 0
+    for start, end, _ in sorted(pats):
+        if (start > 0 and text[start - 1] in _RUN_ON) or (end < len(text) and text[end] in _RUN_ON):
+            continue  # a run may cross this end: its text is looked at
+        pieces.append(text[last:start])
+        last = max(last, end)
+    pieces.append(text[last:])
+    return "".join(pieces)
 
 
 def _utf16_span(text: str, start: int, end: int, token: str) -> Span:
@@ -213,4 +247,5 @@ __all__ = [
     "mask_mime_block",
     "mask_payload",
     "may_hold_encoded",
+    "may_hold_needles",
 ]

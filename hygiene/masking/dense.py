@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Final, NamedTuple
 
 from hygiene.detection import ELLIPSIS, PAT_PREFIX
-from hygiene.masking.keys import SENSITIVE_ENDINGS, WORD_ENDINGS
+from hygiene.masking.densetwin import KEY_ENDINGS, KEYS_TWIN, USERINFO_TWIN, Twin
 from hygiene.masking.spans import Span, alternation, without_overlaps
 
 # Possessive repeats (3.11) where giving back could never let the pattern match otherwise:
@@ -48,11 +48,16 @@ def _words(words: list[str], between: str = "", *, caseless: bool, optional: str
     branches = []
     for first in sorted({word[0] for word in words}):
         rest = alternation([word[1:] for word in words if word[0] == first], between, optional)
-        # The characters `re` takes for this letter ignoring case (`s` also takes `ſ`).
-        for case in dict.fromkeys((first, first.upper(), "\u017f", "\u212a")):
+        # The characters `re` takes for this letter ignoring case (`s` also takes `ſ`, `i`
+        # the dotted and dotless `İ` `ı`; _dense.c folds the same ones).
+        for case in dict.fromkeys((first, first.upper(), *_CASE_EXTRAS)):
             if re.fullmatch(first, case, re.IGNORECASE):
                 branches.append(f"{case}{between}(?i:{rest})")
     return f"(?:{'|'.join(branches)})"
+
+
+# The letters past ASCII that `re` matches to an ASCII letter when ignoring case.
+_CASE_EXTRAS: Final = ("\u0130", "\u0131", "\u017f", "\u212a")
 
 
 def _as_is(part: str) -> str:
@@ -112,7 +117,7 @@ def _rules(*, fast: bool, caseless: bool = False) -> tuple[str, str]:
         # two steps instead of six parts entered (a fifth of the pass over `pwd=a` lines).
         after_key = "(?:[:=](?!" + s.ci(r"""[ \t\\"'bfru>]""") + ")|" + after_key + ")"
     # `_` `-` `.` may stand anywhere in a key (``pass_word``): between any two letters here.
-    endings = [e for e in SENSITIVE_ENDINGS + WORD_ENDINGS if e != "cookie"]
+    endings = list(KEY_ENDINGS)
     # After a key, a letter never matches: once a longer ending matched (`password`), giving
     # back to a shorter one (`pass`) cannot help, so the fast form never does.
     shorter = "?+" if fast and _POSSESSIVE else "?"
@@ -190,17 +195,24 @@ class DenseRule(NamedTuple):
 
     lower: re.Pattern[str]  # over a lowercase text
     caseless: re.Pattern[str]  # over any text
+    compiled: Twin | None = None  # its compiled twin, where built (see densetwin.py)
 
 
 _KEYS_LOWER, _COOKIES_LOWER = _rules(fast=True)
 _KEYS_CASELESS, _COOKIES_CASELESS = _rules(fast=True, caseless=True)
 _BEARER_LOWER, _BASIC_LOWER = _schemes(caseless=False)
 _BEARER_CASELESS, _BASIC_CASELESS = _schemes(caseless=True)
-KEYS: Final = DenseRule(re.compile(_KEYS_LOWER), re.compile(_KEYS_CASELESS))
+
+
+KEYS: Final = DenseRule(re.compile(_KEYS_LOWER), re.compile(_KEYS_CASELESS), KEYS_TWIN)
 COOKIES: Final = DenseRule(re.compile(_COOKIES_LOWER), re.compile(_COOKIES_CASELESS))
 BEARERS: Final = DenseRule(re.compile(_BEARER_LOWER), re.compile(_BEARER_CASELESS))
 BASICS: Final = DenseRule(re.compile(_BASIC_LOWER), re.compile(_BASIC_CASELESS))
-USERINFO: Final = DenseRule(re.compile(_USERINFO_RULE), re.compile(_USERINFO_RULE))  # no letters
+USERINFO: Final = DenseRule(  # no letters: one pattern
+    re.compile(_USERINFO_RULE),
+    re.compile(_USERINFO_RULE),
+    USERINFO_TWIN,
+)
 PATS: Final = DenseRule(re.compile(_PAT_RULE), re.compile(_PAT_RULE))  # case-sensitive
 
 
@@ -221,7 +233,9 @@ class Dense(NamedTuple):
 def dense_pass(rule: DenseRule, text: str, low: str, pos: int) -> Dense | None:
     """``rule`` over ``text`` from ``pos`` on (``low``: ``text.lower()``, as long as it);
     ``None`` when it finds no value."""
-    if text == low:
+    if rule.compiled is not None:
+        pieces = rule.compiled(text, low, pos)
+    elif text == low:
         pieces = rule.lower.split(low[pos:] if pos else low)
     else:
         pieces = rule.caseless.split(text[pos:] if pos else text)

@@ -14,7 +14,7 @@ from typing import Final
 
 from hygiene.hyperscan_db import CASELESS, SINGLEMATCH, Compiled, compile_all
 from hygiene.masking import lines as context_lines
-from hygiene.masking.decoded import cased_needles
+from hygiene.masking.decoded import cased_needles, may_hold_needles
 from hygiene.ruletable import gate_hints
 
 # A MIME part's header: the lines after it may carry base64 read across lines (stream.py).
@@ -27,8 +27,9 @@ HINTS: Final = (
     *context_lines.FRAME_HINTS,
     MIME_HEADER,
 )
-# URLs are everywhere in logs; only those with a password in their userinfo need masking.
-_USERINFO: Final = re.compile(rb"""://[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@""")
+# URLs are everywhere in logs; only those with a password in their userinfo need masking, or
+# a user name long enough to be a token (credentials.is_credential_user judges it).
+_USERINFO: Final = re.compile(rb"""://(?:[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+|[^/?#\s:@'"<>]{8,})@""")
 # Hyperscan finds every hint in one pass; below this size the plain finds cost less.
 _HYPERSCAN_FROM: Final = 1 << 16
 # Past one hint per this many bytes of a block, lines are found by plain searches instead.
@@ -105,7 +106,7 @@ def _hint_databases(*, single: bool = False) -> tuple[tuple[int, Compiled], ...]
     of a huge line's masking; apart, 2 ms (10 ms), and two passes read a block about as fast
     as one."""
     # The userinfo pattern without its bounds (a wider net; bounded repeats compile slowly).
-    userinfo = rb"""://[^/\s:@'"<>]*:[^/\s@'"<>]+@"""
+    userinfo = rb"""://(?:[^/\s:@'"<>]*:[^/\s@'"<>]+|[^/?#\s:@'"<>]{8,})@"""
     # Hex escapes: an expression is a C string, which a NUL (the UTF-16 needle's) would end.
     cased = [b"".join(b"\\x%02x" % byte for byte in n) for n in cased_needles()]
     once = SINGLEMATCH if single else 0
@@ -135,7 +136,7 @@ def _lines_found(
         if _USERINFO.match(data, pos):
             pos = _note_line(data, pos, lines)
         pos = data.find(b"://", pos + 3)
-    if b"Q" in data or b"U" in data or b"Y" in data or b"\x00" in data:
+    if may_hold_needles(data):
         for needle in cased_needles() if cased is None else cased:  # encoded PATs
             pos = data.find(needle)
             while pos != -1:

@@ -154,7 +154,7 @@ class Installation:
     handler_filter: HandlerFilter | None = None  # likewise
     streams: dict[str, GuardedText] = field(default_factory=dict)
     handler_streams: list[tuple[logging.StreamHandler[Any], Any]] = field(default_factory=list)
-    sinks: list[Restore] = field(default_factory=list)  # loguru's, repointed
+    sinks: list[Restore] = field(default_factory=list)  # loguru's, structlog's
 
     def uninstall(self) -> None:
         """Unwrap ``makeRecord`` and ``Handler.filter``, and give the streams back."""
@@ -200,11 +200,12 @@ def _guard_streams(installation: Installation) -> None:
         real = getattr(sys, dunder, None)
         if real is not None and name in installation.streams:
             originals.setdefault(id(real), installation.streams[name])
-    # Handlers and loguru sinks made before now hold the stream object itself: point them at
-    # the guard (captured.py; loguru's that cannot be reached are named in a warning).
+    # Handlers, loguru sinks and structlog loggers made before now hold the stream object
+    # itself: point them at the guard (captured.py; those it cannot reach are named in a
+    # warning).
     for handler in captured.every_handler():
         stream = getattr(handler, "stream", None)
         if isinstance(handler, logging.StreamHandler) and id(stream) in originals:
             installation.handler_streams.append((handler, stream))
             handler.setStream(originals[id(stream)])
-    installation.sinks = captured.guard_loguru(originals)
+    installation.sinks = captured.guard_loguru(originals) + captured.guard_structlog(originals)

@@ -10,9 +10,13 @@ keyword of one (rare in log records), so the common record pays two substring se
 from __future__ import annotations
 
 from collections.abc import Container
+from typing import Final
 
-from hygiene.detection import BEARER_TOKEN, find_secrets, masked_form
+from hygiene.detection import RULES, find_secrets, masked_form
 from hygiene.masking.spans import Span, splice
+
+# The core's pair rules (the other rules' credentials are the masking rules' own).
+_PAIR_RULES: Final = tuple(rule for rule in RULES if rule.name in ("pair", "pair-token"))
 
 
 def may_hold_pair(low: Container[str]) -> bool:
@@ -24,12 +28,8 @@ def may_hold_pair(low: Container[str]) -> bool:
 
 
 def pair_spans(text: str) -> list[Span]:
-    """The bearer credentials the core finds in ``text``, each as its masked form."""
-    return [
-        Span(s.start, s.end, masked_form(s.token))
-        for s in find_secrets(text)
-        if s.type_id == BEARER_TOKEN
-    ]
+    """The credentials the core's pair rules find in ``text``, each as its masked form."""
+    return [Span(s.start, s.end, masked_form(s.token)) for s in find_secrets(text, _PAIR_RULES)]
 
 
 def mask_pair_block(data: bytes) -> bytes:

@@ -41,7 +41,7 @@ from typing import Final
 from hygiene.detection import ELLIPSIS
 from hygiene.masking.context import context_spans
 from hygiene.masking.credentials import Covered, basic_spans, bearer_spans, userinfo_spans
-from hygiene.masking.decoded import encoded_spans
+from hygiene.masking.decoded import encoded_spans, may_hold_encoded
 from hygiene.masking.dense import Dense, dense_spans, dense_text, hidden_text, merged, with_dense
 from hygiene.masking.elements import element_spans
 from hygiene.masking.gate import has_hint
@@ -123,9 +123,7 @@ def _found(text: str) -> _Found | None:
     verdict = hints_in(text, low)
     if verdict:
         return _collect(text, low, has_key=verdict == KEY)
-    if "Q" in text or "U" in text or "Y" in text or "\x00" in text:  # decoded.GATE_CHARS
-        return _encoded_only(text)
-    return None
+    return _encoded_only(text) if may_hold_encoded(text) else None
 
 
 def _encoded_only(text: str) -> _Found | None:
@@ -191,17 +189,19 @@ def _collect(
     spans: list[Span] = []
     dense: list[Dense] = []
     userinfo: list[Span] = []
+    users: list[Span] = []  # credentials as a URL's user name, without a password
     if "@" in text and "://" in text:
         # Such a password may hold (or end) what another rule reads as a value of its own
         # (`api_key://u:}@x`: the key's value is `//u:`): hidden first, they leave the other
         # rules nothing to merge with them one span at a time.
-        userinfo = userinfo_spans(text, low, dense)
+        userinfo = userinfo_spans(text, low, dense, users)
         if dense and hide_urls:
             return [], [], set(), dense[0]
     if (
         seen is low or "aic" in seen
     ) and "AIC" in text:  # both PAT forms are case-sensitive: `pat_AIC_`, `pat%5FAIC%5F`
         add_pat_spans(text, low, spans, dense)
+    pats = len(spans)  # the PATs: the encoded ones' gate need not look inside them
     if (
         has_key
         and ("=" in text or ":" in text or "," in text)
@@ -223,7 +223,8 @@ def _collect(
             spans.extend(bearer_spans(text, low, covered, dense))
         if "basic" in seen:
             spans.extend(basic_spans(text, low, covered, dense))
-    _add_encoded(text, spans)
+    _add_uncovered(users, spans)  # (a key's value may hold the whole URL)
+    _add_encoded(text, spans, spans[:pats])
     if has_key and may_hold_pair(seen):
         _add_uncovered(pair_spans(text), spans)
     if not userinfo:
@@ -238,13 +239,13 @@ def _undecoded_spans(text: str) -> list[Span]:
     return _spans(text, found)
 
 
-def _add_encoded(text: str, spans: list[Span]) -> None:
+def _add_encoded(text: str, spans: list[Span], pats: list[Span]) -> None:
     """Encoded PATs (:mod:`hygiene.masking.decoded`) joined to ``spans``: a run another rule
     hides already (``Authorization: Basic ...``) is left to it, so a second pass finds that
     rule's form, not a new base64 run to mask again. One that runs past another rule's value
     (a run the decoders read on over a line break) is hidden whole with it, as ``…``: the
     value rule would mask a re-encoded run again on a second pass."""
-    _add_uncovered(encoded_spans(text, mask), spans, overlapping=ELLIPSIS)
+    _add_uncovered(encoded_spans(text, mask, pats), spans, overlapping=ELLIPSIS)
 
 
 def _add_uncovered(found: list[Span], spans: list[Span], overlapping: str | None = None) -> None:
@@ -256,15 +257,16 @@ def _add_uncovered(found: list[Span], spans: list[Span], overlapping: str | None
     ordered = sorted((s[0], s[1]) for s in spans)
     starts = [start for start, _ in ordered]
     reach = list(itertools.accumulate((end for _, end in ordered), max))
-    for span in found:
-        i = bisect.bisect_right(starts, span.end - 1) - 1  # the last that starts inside it
-        if i < 0 or reach[i] <= span.start:
+    for span in found:  # (indexed: plain tuples too, as dense spans are)
+        start, end = span[0], span[1]
+        i = bisect.bisect_right(starts, end - 1) - 1  # the last that starts inside it
+        if i < 0 or reach[i] <= start:
             spans.append(span)  # overlaps none
             continue
-        j = bisect.bisect_right(starts, span.start) - 1
-        if j >= 0 and reach[j] >= span.end:
+        j = bisect.bisect_right(starts, start) - 1
+        if j >= 0 and reach[j] >= end:
             continue  # held whole by one of them
-        spans.append(span if overlapping is None else Span(span.start, span.end, overlapping))
+        spans.append(span if overlapping is None else Span(start, end, overlapping))
 
 
 def _spans_through_ansi(text: str) -> list[Span]:

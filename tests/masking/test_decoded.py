@@ -8,13 +8,25 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from hygiene.detection import PAT_PREFIX, find_secrets
+from hygiene.detection import ELLIPSIS, PAT_PREFIX, find_secrets
 from hygiene.masking import mask
-from hygiene.masking.decoded import GATE_CHARS, may_hold_encoded
+from hygiene.masking.decoded import (
+    GATE_CHARS,
+    cased_needles,
+    encoded_spans,
+    may_hold_encoded,
+    may_hold_needles,
+)
+from hygiene.masking.pats import pat_spans, urlencoded_pat_spans
+from hygiene.masking.spans import Span
+from hygiene.masking.text import _add_uncovered
 from hygiene.scan.decoders import b64
 from hygiene.scan.decoders.embedded import embedded_secrets
-from tests.helpers import SecretGuard
+from tests.helpers import SecretGuard, examples
+from tests.strategies import pats
 
 
 def _b64(data: str | bytes, urlsafe: bool = False) -> str:
@@ -43,6 +55,12 @@ def _clean(guard: SecretGuard, text: str, *secrets: str) -> str:
 def test_every_needle_of_the_scanner_holds_a_gate_character() -> None:
     for needle in (*b64.NEEDLES, *b64.NESTED_NEEDLES):
         assert any(c in needle.text.decode() for c in GATE_CHARS), needle.text
+
+
+def test_every_needle_a_stream_looks_for_passes_the_bytes_gate() -> None:
+    for needle in cased_needles():
+        assert may_hold_needles(b"INFO " + needle + b" end"), needle
+    assert not may_hold_needles(b"INFO request served in 3 ms")
 
 
 def test_text_without_encoded_pats_passes_the_gate_or_stays(guard: SecretGuard) -> None:
@@ -168,3 +186,31 @@ def test_a_run_read_on_over_a_line_break_under_a_key(guard: SecretGuard) -> None
     text = "".join(f"data:\n  token: {_b64(p)}\n" for p in pats)
     out = _clean(guard, text, *pats)
     assert out.count("token: ") == 3
+
+
+_PIECES = st.sampled_from([" ", "=", '"', "\n", "\r\n", "x", "+", "/", "p", "pa", "Q", "%5F"])
+
+
+@settings(max_examples=examples(300))
+@given(st.lists(st.one_of(_PIECES, pats, pats.map(_b64), pats.map(lambda p: _b64(p, True)))))
+def test_the_gate_outside_the_pats_finds_what_the_whole_text_gives(parts: list[str]) -> None:
+    """The gate skips the PATs found that stand apart: that changes nothing masked, glued to
+    them or not (a run it does not see lies inside a PAT, hidden with it)."""
+    text = "".join(parts)
+    found: list[Span] = []
+    pat_spans(text, found)
+    urlencoded_pat_spans(text, found)
+    gated, whole = list(found), list(found)
+    _add_uncovered(encoded_spans(text, mask, found), gated, overlapping=ELLIPSIS)
+    _add_uncovered(encoded_spans(text, mask), whole, overlapping=ELLIPSIS)
+    assert gated == whole
+
+
+def test_a_record_with_a_pat_and_an_encoded_one_masks_both(guard: SecretGuard) -> None:
+    plain, encoded = guard.pat(), guard.pat()
+    for text in (
+        f"created token {plain} with {_b64(encoded)}",
+        f"{_b64(encoded)}{plain}",
+        f"{plain}={_b64(encoded)}",
+    ):
+        _clean(guard, text, plain, encoded)

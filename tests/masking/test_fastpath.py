@@ -16,11 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hygiene.masking import RedactingFilter, fastpath
-from hygiene.masking.decoded import may_hold_encoded
-from hygiene.masking.hints import hints_in
+from hygiene.masking import RedactingFilter, fastpath, mask
 from hygiene.masking.keys import KEY_HINTS
-from hygiene.masking.text import LONG
+from hygiene.masking.text import LONG, secret_spans
 from tests.helpers import REPO_ROOT, SecretGuard
 from tests.masking.conftest import JsonFormatter, stream_handler
 
@@ -38,17 +36,25 @@ def _record(msg: object, args: object = (), **attributes: object) -> logging.Log
 
 
 def _python_verdict(record: logging.LogRecord, plain: bool) -> str | None:
-    """What the Python twin and the filter's judgement make of a record: "clean", the rendered
-    message (a hint, or long), or None (not a plain record)."""
-    message = fastpath.plain_message_py(record, plain)
-    if (
-        message is not None
-        and len(message) < LONG
-        and not hints_in(message, message.lower())
-        and not may_hold_encoded(message)
-    ):
+    """What the Python twin filter makes of a record: "clean", the rendered message (a hint,
+    or long), or None (not a plain record). The twin itself is asked (its gate, text.py's
+    and decoded.may_hold_encoded are one), never a copy of its judgement."""
+    handed: list[str | bool | None] = []
+
+    def slow(_record: logging.LogRecord, verdict: str | bool | None) -> bool:
+        handed.append(verdict)
+        return True
+
+    fastpath.forget_py(record)  # judged afresh, not remembered from an earlier call
+    try:
+        fastpath.redact_with(slow)(record, plain)
+    finally:
+        fastpath.forget_py(record)
+    if not handed:
         return "clean"
-    return message
+    (verdict,) = handed
+    assert verdict is not False, "rendering the record raised"
+    return verdict
 
 
 def _compiled_verdict(record: logging.LogRecord, plain: bool) -> str | None:
@@ -260,6 +266,15 @@ def test_the_compiled_judgement_is_the_pythons(message: str, long: bool) -> None
         assert compiled_ == python == message
 
 
+@given(_TEXT)
+def test_what_the_filters_gate_passes_as_clean_mask_leaves_whole(message: str) -> None:
+    # The filter's gate and mask()'s ask the same functions (hints, may_hold_encoded): a
+    # message passed as clean is one mask() finds nothing in.
+    if _python_verdict(_record("%s", (message,)), False) == "clean":
+        assert mask(message) is message
+        assert secret_spans(message) == []
+
+
 def _shapes() -> list[tuple[str, logging.LogRecord]]:
     exc = ValueError("x")
     shapes = [
@@ -346,10 +361,12 @@ def test_the_compiled_filter_takes_its_arguments_by_keyword_too() -> None:
         redact_record(record, colour=True)  # type: ignore[call-arg]
 
 
-# The filter's tests, through the Python twins: what runs where no compiler built the
-# extension.
+# The filter's tests and the dense rules', through the Python twins: what runs where no
+# compiler built the extensions.
 TWIN_RUN = [
     "tests/masking/test_fastpath.py",
+    "tests/masking/test_dense.py",
+    "tests/masking/test_huge_lines.py",
     "tests/masking/test_filter.py",
     "tests/masking/test_install.py",
     "tests/masking/test_shape.py",
