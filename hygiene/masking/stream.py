@@ -84,9 +84,17 @@ def _across_lines(data: bytes, lines: list[tuple[int, int]]) -> bytes:
     hint are searched for either, not the whole block."""
     seen = [_words_of(data[start:end].lower()) for start, end in lines]
     if any(MIME_HEADER in line for line in seen):
-        data = mask_mime_block(data, mask)
-    if any(key in line for line in seen for key in _PAIR_KEYS):
-        data = mask_pair_block(data)
+        masked = mask_mime_block(data, mask)
+        if masked is not data:  # (a re-encoded run may change length: the lines moved)
+            data, lines = masked, _lines_with_hints(masked)
+            seen = [_words_of(data[start:end].lower()) for start, end in lines]
+    starts = [
+        start
+        for (start, _), line in zip(lines, seen, strict=True)
+        if any(key in line for key in _PAIR_KEYS)
+    ]
+    if starts:
+        data = mask_pair_block(data, starts)
     return data
 
 

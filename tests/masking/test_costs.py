@@ -353,3 +353,42 @@ def test_a_block_is_masked_the_same_through_the_passes(before: str, text: str) -
         for module in (present, stream, text_module):
             patch.setattr(module, "WORDS_FROM", 0)
         assert stream.mask_block(data, kept) == searched
+
+
+# What the stream's pair pass did: the whole block searched by the core's pair rules.
+def _old_pair_block(data: bytes) -> bytes:
+    from hygiene.masking import pairs
+
+    text = data.decode("utf-8", "surrogateescape")
+    spans = pairs.pair_spans(text) if pairs.may_hold_pair(text.lower()) else []
+    return splice(text, spans).encode("utf-8", "surrogateescape") if spans else data
+
+
+_HAR_LINES = st.sampled_from(
+    [
+        "{\n",
+        '  "name": "Authorization",\n',
+        '  "value": "Bearer ',
+        '"\n',
+        "}\n",
+        '"key": "token",\n',
+        '"value": "',
+        "access_token\n",
+        "    example: ",
+        "- name: x\n",
+        "INFO plain line\n",
+        '"type": "bearer",\n',
+        "\n",
+    ]
+)
+
+
+@settings(max_examples=examples(400))
+@given(st.lists(st.one_of(_HAR_LINES, bearer_credentials.map(lambda c: c + '"\n')), max_size=90))
+def test_the_pair_pass_reads_around_keyword_lines_as_the_whole_block(parts: list[str]) -> None:
+    """The stream's pass for name/value pairs across lines reads only the lines from each
+    keyword line to eight past it: what it masks is what the whole block's search masked."""
+    data = "".join(parts).encode() + b"\n"
+    hinted_lines = hinted.lines_with_hints(data)
+    new = stream._across_lines(data, hinted_lines) if hinted_lines else data
+    assert new == _old_pair_block(data)
