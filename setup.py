@@ -3,7 +3,7 @@ dense masking rules (hygiene/masking/_dense.c).
 
 Optional: where no C compiler is there, the build goes on without them and their Python twins
 run (same answers: fastpath.py's functions, about 7% more of a logging call's cost, and
-dense.py's patterns, `hygiene mask` at about two thirds of its speed on huge lines of keys).
+dense.py's patterns, `hygiene mask` at about half its speed on huge lines of keys).
 Everything else about the package is in pyproject.toml.
 """
 
