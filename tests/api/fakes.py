@@ -101,7 +101,12 @@ class FakeService:
 
 
 def make_client(
-    service: FakeService, clock: FakeClock, *, org_id: str | None = None, token: str | None = None
+    service: FakeService,
+    clock: FakeClock,
+    *,
+    org_id: str | None = None,
+    token: str | None = None,
+    deadline: float | None = None,
 ) -> ControlPlaneClient:
     config = Config(
         BASE,
@@ -109,6 +114,7 @@ def make_client(
         password=None if token else PASSWORD,
         token=token,
         org_id=org_id,
+        deadline=deadline,
     )
     return ControlPlaneClient(
         config,

@@ -7,12 +7,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from hygiene.api.client import ControlPlaneClient
-from hygiene.api.config import Config
 from hygiene.api.ratelimit import RateGate
 from hygiene.api.transport import RetryPolicy
 from hygiene.errors import EXIT_ERROR, ApiError
-from tests.api.fakes import BASE, PASSWORD, FakeClock, FakeService, reply
+from tests.api.fakes import BASE, PASSWORD, FakeClock, FakeService, make_client, reply
 from tests.helpers import SecretGuard
 
 LOGOUT = "POST /api/v1/auth/logout"
@@ -118,18 +116,6 @@ def _learning_service(retry_after: str) -> FakeService:
     return service
 
 
-def _client(service: FakeService, clock: FakeClock, deadline: float) -> ControlPlaneClient:
-    config = Config(BASE, email="demo@example.test", password=PASSWORD, deadline=deadline)
-    return ControlPlaneClient(
-        config,
-        transport=httpx.MockTransport(service),
-        clock=clock,
-        sleep=clock.sleep,
-        wall_clock=clock,
-        policy=RetryPolicy(attempts=4, backoff=0.5, backoff_cap=4.0),
-    )
-
-
 # The gate learns R/3 apart (login, memberships and tok_1 went before the 429), plus 1%: tok_2
 # goes at R, tok_3's slot is at about 1.34 R, after the deadline.
 @pytest.mark.parametrize(("retry_after", "deadline"), [("8", 10.0), ("3", 4.0), ("9.5", 12.0)])
@@ -142,7 +128,7 @@ def test_the_learned_pace_never_waits_past_the_commands_deadline(
     guard.remember(PASSWORD)
     service, clock = _learning_service(retry_after), FakeClock()
     start = clock.now
-    with _client(service, clock, deadline) as client:
+    with make_client(service, clock, deadline=deadline) as client:
         assert client.revoke_pat("tok_1") == 204
         assert client.revoke_pat("tok_2") == 204
         gate = client.transport.gate
