@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Final
 
 from hygiene.errors import InputError
 from hygiene.masking.stream import mask_stream
+from hygiene.peeking import peek
 
 if TYPE_CHECKING:
     from hygiene.scan.limits import DecodeLimits
@@ -62,26 +63,11 @@ class Unmaskable(InputError):
     """An input ``hygiene mask`` cannot write masked (an archive, an unread compression)."""
 
 
-def peek(read: Reader, size: int = HEAD_SIZE) -> tuple[bytes, Reader]:
-    """The first bytes of ``read`` and a reader of the whole: ``size`` bytes (fewer at its
-    end), or what the first reads gave once that tells the format (a pipe's first line goes
-    through at once: ``tail -f app.log | hygiene mask``)."""
-    head = b""
-    while len(head) < size and not _decided(head):
-        piece = read(size - len(head))
-        if not piece:
-            break
-        head += piece
-    pending = head
-
-    def again(n: int) -> bytes:
-        nonlocal pending
-        if not pending:
-            return read(n)
-        piece, pending = pending[:n], pending[n:]
-        return piece
-
-    return head, again
+def _peek(read: Reader) -> tuple[bytes, Reader]:
+    """The first bytes of ``read`` and a reader of the whole: :data:`HEAD_SIZE` bytes, or what
+    the first reads gave once that tells the format (a pipe's first line goes through at
+    once: ``tail -f app.log | hygiene mask``)."""
+    return peek(read, HEAD_SIZE, enough=_decided, top_up=False)
 
 
 def _decided(head: bytes) -> bool:
@@ -127,7 +113,7 @@ def mask_input(
     Raises :class:`Unmaskable` for an archive, :class:`InputError` for a compressed stream
     that does not decode (in both cases before anything of it is written).
     """
-    head, read = peek(read)
+    head, read = _peek(read)
     kind = compression(head)
     if kind is None:
         _refuse(name, head)
@@ -138,7 +124,7 @@ def mask_input(
 
     inflater = Inflater(read, kind, Budget(_limits(), size))
     try:
-        inner, inner_read = peek(inflater.read)
+        inner, inner_read = _peek(inflater.read)
         _refuse(name, inner, f" ({kind}-compressed)")
         with tempfile.SpooledTemporaryFile(_SPOOL_IN_MEMORY) as spool:
             mask_text(inner_read, spool.write, lambda: None, inner)
@@ -155,7 +141,7 @@ def check_input(read: Reader, name: str) -> None:
     """Raise what :func:`mask_input` would for an archive, from the first bytes of
     ``read`` (inflated when compressed): a command masking several files checks each first,
     so that none of the output is written before a refusal."""
-    head, read = peek(read)
+    head, read = _peek(read)
     kind = compression(head)
     if kind is None:
         _refuse(name, head)
@@ -164,7 +150,7 @@ def check_input(read: Reader, name: str) -> None:
     from hygiene.scan.decoders.compressed import Inflater
 
     try:
-        inner, _ = peek(Inflater(read, kind, Budget(_limits())).read)
+        inner, _ = _peek(Inflater(read, kind, Budget(_limits())).read)
     except DecodeError as exc:
         raise InputError(f"{name}: {str(exc) or 'not a valid ' + kind + ' stream'}") from None
     _refuse(name, inner, f" ({kind}-compressed)")
@@ -237,6 +223,5 @@ __all__ = [
     "compression",
     "mask_input",
     "mask_text",
-    "peek",
     "refusal",
 ]

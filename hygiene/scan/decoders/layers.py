@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from hygiene.peeking import peek
 from hygiene.scan.decoders import utf16
 from hygiene.scan.decoders.archives import (
     archive_error,
@@ -50,28 +51,6 @@ def sniff(head: bytes) -> str | None:
     if kind is None and utf16.sniff(head) is not None:
         return "utf-16"
     return kind
-
-
-def peek(read: Reader, size: int = HEAD_SIZE) -> tuple[bytes, Reader]:
-    """The first ``size`` bytes of ``read`` (fewer at its end) and a reader of the whole."""
-    head = b""
-    while len(head) < size:
-        piece = read(size - len(head))
-        if not piece:
-            break
-        head += piece
-    pending = head
-
-    def again(n: int) -> bytes:
-        nonlocal pending
-        if not pending:
-            return read(n)
-        piece, pending = pending[:n], pending[n:]
-        if len(piece) < n and not pending:
-            piece += read(n - len(piece))
-        return piece
-
-    return head, again
 
 
 @dataclass(frozen=True)
@@ -181,7 +160,7 @@ def _layer(
 ) -> Iterator[ScanResult]:
     if walk.budget.exhausted:
         return
-    head, read = peek(read)
+    head, read = peek(read, HEAD_SIZE)
     if not head:
         return  # empty (most members of a padded archive): nothing to scan, nothing to build
     kind = sniff(head)
@@ -349,7 +328,6 @@ __all__ = [
     "HEAD_SIZE",
     "Where",
     "layer_parts",
-    "peek",
     "scan_buffer",
     "scan_layers",
     "scanner_for",
