@@ -18,6 +18,7 @@ import click
 from hygiene.api.client import ControlPlaneClient
 from hygiene.api.config import Prompt, tty_prompt
 from hygiene.commands.lines import error_text
+from hygiene.commands.options import text_or_json
 from hygiene.commands.progress import item_bar, scan_bar
 from hygiene.commands.signals import trapped
 from hygiene.commands.terminal import can_prompt
@@ -137,14 +138,7 @@ def _confirm(question: str) -> bool:
     is_flag=True,
     help="Resolve and list what would be revoked or logged out; send nothing.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="Output format on stdout.",
-)
+@text_or_json("Output format on stdout.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation on a terminal.")
 def command(
     reports: tuple[Path, ...],

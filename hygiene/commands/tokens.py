@@ -15,6 +15,7 @@ from hygiene.api.client import check_days
 from hygiene.api.config import load_config, tty_prompt
 from hygiene.commands.inventory import export_command, import_command
 from hygiene.commands.lines import error_text
+from hygiene.commands.options import text_or_json
 from hygiene.commands.signals import trapped
 from hygiene.commands.terminal import can_prompt
 from hygiene.detection import AIC_PAT, PAT_PREFIX, find_secrets
@@ -183,14 +184,7 @@ def _table(rows: list[tuple[str, ...]]) -> str:
 
 
 @group.command(name="list", short_help="List the inventory: expiry, state, near-expiry.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: a table; json: every field, and where the inventory lives.",
-)
+@text_or_json("text: a table; json: every field, and where the inventory lives.")
 def list_(fmt: str) -> int:
     """List the inventory (where it lives on stderr): expiry, state, near-expiry flag."""
     location = default_location(os.environ)

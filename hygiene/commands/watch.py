@@ -19,6 +19,7 @@ from pathlib import Path
 
 import click
 
+from hygiene.commands.options import text_or_json
 from hygiene.errors import EXIT_OK, ApiError, one_line
 from hygiene.watch import Event, FileFollower, Responder, Seen, Stream, StreamFollower, Watcher
 from hygiene.watch.folder import MAX_FILES, Folder, is_folder
@@ -155,14 +156,7 @@ def _responder() -> Responder:
     is_flag=True,
     help="Revoke leaked PATs and log leaked sessions out (AIC_BASE_URL, credentials: see above).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text: one line an event; json: one JSON object a line.",
-)
+@text_or_json("text: one line an event; json: one JSON object a line.")
 @click.option(
     "--state",
     type=click.Path(dir_okay=False, path_type=Path),
