@@ -31,7 +31,6 @@ typedef struct {
     Py_ssize_t n;
     int caseless;
     const unsigned char *trie;
-    Py_ssize_t nodes;
     PyObject *prefix;    /* token_users: the PAT prefix a user name may not hold */
     Py_ssize_t shortest; /* token_users: the shortest user name taken */
 } text_t;
@@ -475,7 +474,6 @@ text_from(PyObject *text, PyObject *pos_object, Py_ssize_t *pos, text_t *t)
     t->n = length - *pos;
     t->caseless = 0;
     t->trie = NULL;
-    t->nodes = 0;
     t->prefix = NULL;
     t->shortest = 0;
     return 0;
@@ -561,7 +559,6 @@ keys(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     t.caseless = caseless;
     t.trie = trie;
-    t.nodes = trie_size / NODE_SIZE;
     unsigned char first[26]; /* what the root has a child for */
     for (int c = 0; c < 26; c++) {
         first[c] = trie[1 + c] != 0;

@@ -82,12 +82,12 @@ def _across_lines(data: bytes, lines: list[tuple[int, int]]) -> bytes:
     """``data`` with what spans lines masked: a MIME part's base64 (its header is a hint) and
     name/value pairs (an indented HAR: the keyword's line is a hint). Only the lines with a
     hint are searched for either, not the whole block."""
-    seen = [_words_of(data[start:end].lower()) for start, end in lines]
+    seen = _lines_words(data, lines)
     if any(MIME_HEADER in line for line in seen):
         masked = mask_mime_block(data, mask)
         if masked is not data:  # (a re-encoded run may change length: the lines moved)
             data, lines = masked, _lines_with_hints(masked)
-            seen = [_words_of(data[start:end].lower()) for start, end in lines]
+            seen = _lines_words(data, lines)
     starts = [
         start
         for (start, _), line in zip(lines, seen, strict=True)
@@ -96,6 +96,10 @@ def _across_lines(data: bytes, lines: list[tuple[int, int]]) -> bytes:
     if starts:
         data = mask_pair_block(data, starts)
     return data
+
+
+def _lines_words(data: bytes, lines: list[tuple[int, int]]) -> list[bytes | frozenset[bytes]]:
+    return [_words_of(data[start:end].lower()) for start, end in lines]
 
 
 def _words_of(low: bytes) -> bytes | frozenset[bytes]:
