@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from hygiene.detection import is_placeholder
-from hygiene.masking.dense import Dense, DenseRule, dense_pass
+from hygiene.masking.dense import Dense, DenseRule, add_dense_pass
 from hygiene.masking.keys import is_masked, masked_value
 from hygiene.masking.spans import Span
 
@@ -86,7 +86,5 @@ def judged_then_dense(
     spans = [span for m in itertools.islice(candidates, JUDGED) if (span := judge(m)) is not None]
     later = next(candidates, None)
     if later is not None:
-        found = dense_pass(rest, text, low, later.start())
-        if found is not None:
-            dense.append(found)
+        add_dense_pass(dense, rest, text, low, later.start())
     return spans

@@ -33,7 +33,7 @@ from hygiene.masking.dense import (
     USERINFO,
     Dense,
     DenseRule,
-    dense_pass,
+    add_dense_pass,
     dense_spans,
     with_dense,
 )
@@ -95,18 +95,13 @@ def userinfo_spans(
             span = user
         pos = text.find("://", span.end if span is not None else pos + 3)
     if pos != -1:  # past that many URLs, one pass hides every password, masked or not
-        _add(dense, dense_pass(USERINFO, text, low, pos))
+        add_dense_pass(dense, USERINFO, text, low, pos)
         if users is not None:
             # User names by their shape alone, as ``…`` (as the dense passes hide values; a
             # name such as ``deploy-bot-2`` may go too: a text of that many URLs errs toward
             # hiding). Hidden first, with the passwords: one join, no span per user.
-            _add(dense, dense_pass(TOKEN_USERS, text, low, pos))
+            add_dense_pass(dense, TOKEN_USERS, text, low, pos)
     return found
-
-
-def _add(dense: list[Dense], found: Dense | None) -> None:
-    if found is not None:
-        dense.append(found)
 
 
 class Covered:
@@ -157,7 +152,7 @@ def judged_then_dense(
             found.append(span)
         m = pattern.search(low, resume)
     if m is not None:
-        _add(dense, dense_pass(rule, text, low, m.start()))
+        add_dense_pass(dense, rule, text, low, m.start())
     return found
 
 

@@ -230,16 +230,17 @@ class Dense(NamedTuple):
     spans: list[list[Span]]  # its values as spans, once asked (dense_spans)
 
 
-def dense_pass(rule: DenseRule, text: str, low: str, pos: int) -> Dense | None:
-    """``rule`` over ``text`` from ``pos`` on (``low``: ``text.lower()``, as long as it);
-    ``None`` when it finds no value."""
+def add_dense_pass(dense: list[Dense], rule: DenseRule, text: str, low: str, pos: int) -> None:
+    """Append to ``dense`` the pass of ``rule`` over ``text`` from ``pos`` on (``low``:
+    ``text.lower()``, as long as it), when it finds a value."""
     if rule.compiled is not None:
         pieces = rule.compiled(text, low, pos)
     elif text == low:
         pieces = rule.lower.split(low[pos:] if pos else low)
     else:
         pieces = rule.caseless.split(text[pos:] if pos else text)
-    return Dense(rule, pos, pieces, []) if len(pieces) > 1 else None
+    if len(pieces) > 1:
+        dense.append(Dense(rule, pos, pieces, []))
 
 
 def dense_spans(dense: Dense) -> list[Span]:
@@ -350,7 +351,7 @@ __all__ = [
     "USERINFO",
     "Dense",
     "DenseRule",
-    "dense_pass",
+    "add_dense_pass",
     "dense_spans",
     "dense_text",
     "hidden_text",

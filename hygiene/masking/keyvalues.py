@@ -28,7 +28,7 @@ import re
 from typing import Final
 
 from hygiene import detection as core
-from hygiene.masking.dense import COOKIES, KEYS, UNQUOTED, Dense, dense_pass, dense_spans
+from hygiene.masking.dense import COOKIES, KEYS, UNQUOTED, Dense, add_dense_pass, dense_spans
 from hygiene.masking.keys import (
     KEY_HINTS,
     MAX_KEY,
@@ -122,9 +122,7 @@ def add_key_spans(text: str, low: str, spans: list[Span], dense: list[Dense]) ->
         # its own (``token=xpassword"="...``); all become ``…``.
         pos = max(_run_start(low, m.start()), masked)
         for rule in (KEYS, COOKIES) if "cookie" in low else (KEYS,):
-            found = dense_pass(rule, text, low, pos)
-            if found is not None:
-                dense.append(found)
+            add_dense_pass(dense, rule, text, low, pos)
 
 
 class _Lines:

@@ -17,7 +17,7 @@ from typing import Final
 
 from hygiene import detection as core
 from hygiene.masking.credentials import PAT, PAT_BODY
-from hygiene.masking.dense import PATS, Dense, dense_pass
+from hygiene.masking.dense import PATS, Dense, add_dense_pass
 from hygiene.masking.keyvalues import PRECISE_KEYS
 from hygiene.masking.spans import Span
 from hygiene.ruletable import PAT_URLENCODED_PREFIX
@@ -43,9 +43,7 @@ def add_pat_spans(text: str, low: str, spans: list[Span], dense: list[Dense]) ->
     if "%5" in text:
         rest = min(rest, urlencoded_pat_spans(text, spans))
     if rest < len(text):
-        found = dense_pass(PATS, text, low, rest)
-        if found is not None:
-            dense.append(found)
+        add_dense_pass(dense, PATS, text, low, rest)
 
 
 def pat_spans(text: str, found: list[Span]) -> int:

@@ -21,7 +21,7 @@ from typing import Final
 
 from hygiene.detection import ELLIPSIS
 from hygiene.masking.context_values import JUDGED, dense_rule
-from hygiene.masking.dense import Dense, dense_pass
+from hygiene.masking.dense import Dense, add_dense_pass
 from hygiene.masking.keys import KEY_HINTS
 from hygiene.masking.spans import Span, alternation
 
@@ -80,9 +80,7 @@ def decoded_spans(text: str, low: str, find: Find, dense: list[Dense]) -> list[S
             spans.append(Span(start + lo, end + lo, new))
     later = next(matches, None)
     if later is not None:
-        found = dense_pass(_REST, text, low, later.start())
-        if found is not None:
-            dense.append(found)
+        add_dense_pass(dense, _REST, text, low, later.start())
     return spans
 
 
