@@ -130,15 +130,6 @@ def test_a_complete_pat_before_an_ellipsis_is_found_and_masked(guard: SecretGuar
     assert find_secrets(f"token {pat[:20]}...") == []
 
 
-def _plant(guard: SecretGuard, fmt: Format, folder: Path) -> tuple[Path, str]:
-    cred = guard.pat() if fmt.kind == "pat" else guard.session_token()
-    name, data = fmt.build(cred)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_bytes(data)
-    return path, cred
-
-
 def test_the_battery_through_mask_then_scan_finds_nothing(
     guard: SecretGuard, tmp_path: Path
 ) -> None:
@@ -148,7 +139,7 @@ def test_the_battery_through_mask_then_scan_finds_nothing(
     masked_dir.mkdir()
     changed = []
     for index, fmt in enumerate(FORMATS):
-        path, _cred = _plant(guard, fmt, tmp_path / "in" / str(index))
+        path, _cred = fmt.plant(guard, tmp_path / "in" / str(index))
         proc = run_hygiene(guard, "mask", str(path))
         if _is_archive(fmt):
             assert (proc.returncode, proc.stdout) == (2, b""), fmt.name
@@ -169,7 +160,7 @@ def test_the_battery_is_found_before_masking(guard: SecretGuard, tmp_path: Path)
     expected = set()
     for index, fmt in enumerate(FORMATS):
         if not _is_archive(fmt):
-            _path, cred = _plant(guard, fmt, tmp_path / str(index))
+            _path, cred = fmt.plant(guard, tmp_path / str(index))
             expected.add(fingerprint(cred))
     scan = run_hygiene(guard, "scan", "--format", "json", str(tmp_path))
     assert {f["fingerprint"] for f in json.loads(scan.stdout)["findings"]} == expected

@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tests.scan.decoders.containers import (
     b64,
@@ -25,6 +26,9 @@ from tests.scan.decoders.containers import (
     zipped,
 )
 
+if TYPE_CHECKING:
+    from tests.helpers import SecretGuard
+
 Build = Callable[[str], tuple[str, bytes]]
 
 
@@ -33,6 +37,16 @@ class Format:
     name: str
     kind: str  # "pat" or "session": what credential the format carries here
     build: Build
+
+    def plant(self, guard: SecretGuard, folder: Path) -> tuple[Path, str]:
+        """A file of this format in ``folder``, carrying a new credential of its kind (made
+        and remembered by ``guard``): its path, and the credential."""
+        cred = guard.pat() if self.kind == "pat" else guard.session_token()
+        name, data = self.build(cred)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / name
+        path.write_bytes(data)
+        return path, cred
 
 
 FORMATS: list[Format] = []

@@ -22,15 +22,6 @@ from tests.scan.decoders.formats import FORMATS, Format
 TYPE_OF = {"pat": AIC_PAT, "session": BEARER_TOKEN}
 
 
-def _plant(guard: SecretGuard, fmt: Format, folder: Path) -> tuple[Path, str]:
-    cred = guard.pat() if fmt.kind == "pat" else guard.session_token()
-    name, data = fmt.build(cred)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_bytes(data)
-    return path, cred
-
-
 def _slug(fmt: Format) -> str:
     return re.sub(r"[^a-z0-9]+", "-", fmt.name.lower()).strip("-")
 
@@ -45,7 +36,7 @@ def test_the_cli_reports_every_planted_token_with_its_fingerprint(
 ) -> None:
     planted: dict[str, tuple[str, str]] = {}
     for fmt in FORMATS:
-        path, cred = _plant(guard, fmt, tmp_path / _slug(fmt))
+        path, cred = fmt.plant(guard, tmp_path / _slug(fmt))
         planted[fmt.name] = (path.relative_to(tmp_path).as_posix(), fingerprint(cred))
     proc = run_hygiene(guard, "scan", "--format", "json", ".", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr.decode()
@@ -61,7 +52,7 @@ def test_the_cli_reports_every_planted_token_with_its_fingerprint(
 def test_each_format_yields_its_token_exactly(
     guard: SecretGuard, tmp_path: Path, fmt: Format
 ) -> None:
-    path, cred = _plant(guard, fmt, tmp_path)
+    path, cred = fmt.plant(guard, tmp_path)
     result = run_scan(ScanRequest(paths=(str(path),), keep_secrets=True))
     assert result.errors == []
     tokens = [(d.secret.type_id, d.secret.token == cred) for d in result.detections]
@@ -74,7 +65,7 @@ def test_each_format_yields_its_token_exactly(
 def test_findings_in_archives_name_archive_and_member(
     guard: SecretGuard, tmp_path: Path, fmt: Format
 ) -> None:
-    path, _ = _plant(guard, fmt, tmp_path)
+    path, _ = fmt.plant(guard, tmp_path)
     proc = run_hygiene(guard, "scan", "--format", "json", path.name, cwd=tmp_path)
     (finding,) = json.loads(proc.stdout)["findings"]
     assert finding["path"] == f"{finding['archive']}!{finding['member']}"
@@ -130,7 +121,7 @@ def test_decoded_findings_keep_the_location_of_the_encoded_text(
 )
 def test_standard_input_is_decoded_too(guard: SecretGuard, tmp_path: Path, name: str) -> None:
     fmt = next(f for f in FORMATS if f.name == name)
-    path, cred = _plant(guard, fmt, tmp_path)
+    path, cred = fmt.plant(guard, tmp_path)
     proc = run_hygiene(guard, "scan", "--format", "json", "-", input=path.read_bytes())
     (finding,) = json.loads(proc.stdout)["findings"]
     assert finding["fingerprint"] == fingerprint(cred)
@@ -145,7 +136,7 @@ def test_staged_and_all_files_and_history_decode(guard: SecretGuard, git_repo: P
     ]
     expected = set()
     for fmt in chosen:
-        _path, cred = _plant(guard, fmt, git_repo / _slug(fmt))
+        _path, cred = fmt.plant(guard, git_repo / _slug(fmt))
         expected.add(fingerprint(cred))
     git(git_repo, "add", "-A")
     for mode in ("--staged", "--all-files"):
