@@ -164,6 +164,21 @@ def run_hygiene(
 SAFETY_TIMEOUT = 120.0
 
 
+def run_python_app(tmp_path: Path, source: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``source`` as a program of its own (``app.py`` in ``tmp_path``, warnings shown),
+    ``args`` its arguments; its output captured."""
+    script = tmp_path / "app.py"
+    script.write_text(source)
+    return subprocess.run(
+        [sys.executable, "-W", "always", str(script), *args],
+        capture_output=True,
+        text=True,
+        cwd=REPO_ROOT,
+        timeout=120,
+        check=False,
+    )
+
+
 def read_until(proc: subprocess.Popen[bytes], text: bytes, stream: str = "stderr") -> bytes:
     """Read ``proc``'s stderr (or stdout) until ``text`` is in it: wait for a line the child
     writes, never for a time. Returns what was read, for the caller to join with what

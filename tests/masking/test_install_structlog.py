@@ -4,14 +4,12 @@ its ``write``); ``install()`` points them at its guard. Real processes, real str
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from hygiene.detection import PAT_PREFIX
-from tests.helpers import REPO_ROOT, SecretGuard
+from tests.helpers import SecretGuard, run_python_app
 
 pytest.importorskip("structlog")
 
@@ -51,19 +49,6 @@ structlog.get_logger().info("again", token_value=token)
 KINDS = ["print", "print-stderr", "write", "write-stderr", "bytes", "bytes-stderr"]
 
 
-def _run(tmp_path: Path, source: str, *args: str) -> subprocess.CompletedProcess[str]:
-    script = tmp_path / "app.py"
-    script.write_text(source)
-    return subprocess.run(
-        [sys.executable, "-W", "always", str(script), *args],
-        capture_output=True,
-        text=True,
-        cwd=REPO_ROOT,
-        timeout=120,
-        check=False,
-    )
-
-
 @pytest.mark.parametrize("listed", [False, True], ids=["inline", "dict-made"])
 @pytest.mark.parametrize("cache", [False, True], ids=["uncached", "cached"])
 @pytest.mark.parametrize("kind", KINDS)
@@ -71,7 +56,7 @@ def test_structlog_writers_made_before_install_are_masked(
     tmp_path: Path, guard: SecretGuard, kind: str, cache: bool, listed: bool
 ) -> None:
     token = guard.pat()
-    done = _run(tmp_path, CONFIGURED, kind, str(int(cache)), str(int(listed)), token)
+    done = run_python_app(tmp_path, CONFIGURED, kind, str(int(cache)), str(int(listed)), token)
     guard.capture(done.stdout, done.stderr)
     assert done.returncode == 0, done.stderr[-2000:]
     written = done.stderr if kind.endswith("stderr") else done.stdout
@@ -107,7 +92,7 @@ def test_structlog_loggers_made_by_hand_before_install_are_masked(
     tmp_path: Path, guard: SecretGuard
 ) -> None:
     token = guard.session_token()
-    done = _run(tmp_path, BY_HAND, token)
+    done = run_python_app(tmp_path, BY_HAND, token)
     guard.capture(done.stdout, done.stderr)
     assert done.returncode == 0, done.stderr[-2000:]
     out, err = done.stdout.splitlines(), done.stderr.splitlines()
@@ -136,7 +121,7 @@ print("given back")
 
 
 def test_uninstall_gives_structlog_its_streams_back(tmp_path: Path) -> None:
-    done = _run(tmp_path, UNINSTALLED)
+    done = run_python_app(tmp_path, UNINSTALLED)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout == "given back\n"
 
@@ -158,7 +143,7 @@ hygiene.masking.install()
 
 
 def test_a_structlog_writer_install_cannot_change_is_named_in_a_warning(tmp_path: Path) -> None:
-    done = _run(tmp_path, FROZEN)
+    done = run_python_app(tmp_path, FROZEN)
     assert done.returncode == 0, done.stderr[-2000:]
     warning = [line for line in done.stderr.splitlines() if "UncoveredWarning" in line]
     assert len(warning) == 1, done.stderr
@@ -182,6 +167,6 @@ sys.__stdout__.write("installed and given back\\n")
 
 def test_install_with_a_standard_stream_replaced_by_one_without_a_buffer(tmp_path: Path) -> None:
     # sys.__stdout__ is guarded by sys.stdout's guard, here a StringIO's, which has no buffer.
-    done = _run(tmp_path, REPLACED_STDOUT)
+    done = run_python_app(tmp_path, REPLACED_STDOUT)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout == "installed and given back\n"

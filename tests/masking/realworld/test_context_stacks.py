@@ -7,31 +7,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from hygiene.masking import install
 from hygiene.masking.exceptions import mask_exception
-from tests.helpers import REPO_ROOT, SecretGuard, run_hygiene
+from tests.helpers import SecretGuard, run_hygiene, run_python_app
 from tests.masking.conftest import stream_handler
-
-
-def _run_app(tmp_path: Path, source: str, *secrets_: str) -> subprocess.CompletedProcess[str]:
-    """Run ``source`` as a program of its own, the secrets given as its arguments."""
-    script = tmp_path / "app.py"
-    script.write_text(source)
-    return subprocess.run(
-        [sys.executable, "-W", "always", str(script), *secrets_],
-        capture_output=True,
-        text=True,
-        cwd=REPO_ROOT,
-        timeout=120,
-        check=False,
-    )
-
 
 LOGURU_BEFORE_INSTALL = """
 import logging, sys
@@ -57,7 +40,7 @@ def test_loguru_sinks_and_handlers_made_before_install_are_masked(
     tmp_path: Path, guard: SecretGuard
 ) -> None:
     token, password = guard.session_token(), guard.session_token()
-    done = _run_app(tmp_path, LOGURU_BEFORE_INSTALL, token, password)
+    done = run_python_app(tmp_path, LOGURU_BEFORE_INSTALL, token, password)
     guard.capture(done.stdout, done.stderr)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.count("out calling with Authorization: Bearer …") == 1
@@ -79,7 +62,7 @@ logger.info("not reached")
 
 
 def test_a_loguru_sink_install_cannot_reach_is_named_in_a_warning(tmp_path: Path) -> None:
-    done = _run_app(tmp_path, LOGURU_UNREACHABLE)
+    done = run_python_app(tmp_path, LOGURU_UNREACHABLE)
     assert done.returncode == 0, done.stderr[-2000:]
     warning = [line for line in done.stderr.splitlines() if "UncoveredWarning" in line]
     assert len(warning) == 1
@@ -98,7 +81,7 @@ assert sink._stream is sys.stderr and sys.stderr is not sys.__stderr__
 installation.uninstall()
 assert sink._stream is sys.__stderr__ and sys.stderr is sys.__stderr__
 """
-    done = _run_app(tmp_path, source)
+    done = run_python_app(tmp_path, source)
     assert done.returncode == 0, done.stderr[-2000:]
 
 
@@ -237,7 +220,7 @@ def test_a_pipe_masks_frame_variables_tracebacks_print(
     # a short one, in variables whose names say nothing.
     long_token = guard.remember(guard.session_token() + "." + guard.session_token()[3:])
     short_token = guard.session_token()
-    done = _run_app(tmp_path, source, long_token, short_token)
+    done = run_python_app(tmp_path, source, long_token, short_token)
     raw = getattr(done, stream)
     assert done.returncode == 0, done.stderr[-2000:]
     assert long_token[:40] in raw
