@@ -1,18 +1,23 @@
-/* The dense key rule, compiled: dense.py's KEYS pattern as a hand-written matcher.
+/* Three dense rules compiled: hand-written matchers of dense.py's KEYS and USERINFO patterns
+ * and credentials.py's token user names (TOKEN_USERS).
  *
- * split(text, pos, caseless, trie) returns exactly what `KEYS.lower.split(text[pos:])`
+ * keys(text, pos, caseless, trie, word_run) returns exactly what `KEYS.lower.split(text[pos:])`
  * (caseless: `KEYS.caseless.split(...)`) returns: the gaps, and per value the key with its
- * separator and the value. The regex stays the definition (and what runs where this module
- * was not built); tests/masking/test_dense.py checks the two agree on generated texts.
+ * separator and the value; userinfo(text, pos, longest) and token_users(text, pos, prefix,
+ * shortest) what the other two patterns' splits return. The patterns stay the definition (and
+ * what runs where this module was not built); tests/masking/test_dense_compiled.py checks that
+ * each matcher cuts generated texts as its pattern does. Every fact of the rule table a
+ * pattern holds is handed in by the caller (densetwin.py): the key words, the run after which
+ * a value takes no word, the longest user name, the PAT prefix, the shortest token user.
  *
  * Why C: a huge line of `pwd=a;` holds a value every six characters; sre's cost per match
  * (state reset, search restart, three slices) was half of `hygiene mask`'s time on it. Each
- * step below is one part of the pattern, in the order sre tries it; where sre would backtrack
+ * step below is one part of a pattern, in the order sre tries it; where sre would backtrack
  * into a part, the comment says why no other choice there can match (so none is tried).
  *
- * The key words come from the caller as a trie (dense.py builds it from the core's rule
- * table): NODE_SIZE bytes per node, node 0 the root: a flags byte (END: a word ends here,
- * MORE: longer words go on), then per letter a..z the child's index (0: none).
+ * The key words come as a trie (densetwin.key_trie): NODE_SIZE bytes per node, node 0 the
+ * root: a flags byte (END: a word ends here, MORE: longer words go on), then per letter a..z
+ * the child's index (0: none).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -20,8 +25,6 @@
 #define NODE_SIZE 27
 #define END 1
 #define MORE 2
-/* The look-behind of a value's word (`(?<!C{32})`): a run this long is a credential. */
-#define WORD_RUN 32
 /* A piece this short is compared with the last one of its kind, and shared when equal. */
 #define SHARE_LENGTH 64
 
@@ -31,6 +34,8 @@ typedef struct {
     Py_ssize_t n;
     int caseless;
     const unsigned char *trie;
+    Py_ssize_t word_run; /* keys: a value's run this long takes no word after it (`(?<!C{N})`) */
+    Py_ssize_t longest;  /* userinfo: the longest user name before a password */
     PyObject *prefix;    /* token_users: the PAT prefix a user name may not hold */
     Py_ssize_t shortest; /* token_users: the shortest user name taken */
 } text_t;
@@ -208,8 +213,8 @@ with_word(const text_t *t, Py_ssize_t e)
     if (e >= t->n || !is_ws(at(t, e)) || e == 0 || !is_word_end(t, at(t, e - 1))) {
         return e;
     }
-    if (e >= WORD_RUN) {
-        Py_ssize_t i = e - WORD_RUN;
+    if (e >= t->word_run) {
+        Py_ssize_t i = e - t->word_run;
         while (i < e && is_value_char(at(t, i))) {
             i++;
         }
@@ -474,6 +479,8 @@ text_from(PyObject *text, PyObject *pos_object, Py_ssize_t *pos, text_t *t)
     t->n = length - *pos;
     t->caseless = 0;
     t->trie = NULL;
+    t->word_run = 0;
+    t->longest = 0;
     t->prefix = NULL;
     t->shortest = 0;
     return 0;
@@ -533,8 +540,17 @@ keys(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
     Py_ssize_t pos;
-    if (nargs != 4 || !PyUnicode_Check(args[0]) || !PyBytes_Check(args[3])) {
-        PyErr_SetString(PyExc_TypeError, "keys(text: str, pos: int, caseless: bool, trie: bytes)");
+    if (nargs != 5 || !PyUnicode_Check(args[0]) || !PyBytes_Check(args[3])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "keys(text: str, pos: int, caseless: bool, trie: bytes, word_run: int)");
+        return NULL;
+    }
+    Py_ssize_t word_run = PyLong_AsSsize_t(args[4]);
+    if (word_run == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (word_run < 1) {
+        PyErr_SetString(PyExc_ValueError, "keys: a word run below 1");
         return NULL;
     }
     int caseless = PyObject_IsTrue(args[2]);
@@ -559,6 +575,7 @@ keys(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     }
     t.caseless = caseless;
     t.trie = trie;
+    t.word_run = word_run;
     unsigned char first[26]; /* what the root has a child for */
     for (int c = 0; c < 26; c++) {
         first[c] = trie[1 + c] != 0;
@@ -604,8 +621,6 @@ is_rest_char(const text_t *t, Py_ssize_t p)
     return is_value_char(c);
 }
 
-#define USER_LENGTH 256
-
 static Py_ssize_t
 userinfo_at(const text_t *t, Py_ssize_t i, Py_ssize_t *start)
 {
@@ -614,7 +629,7 @@ userinfo_at(const text_t *t, Py_ssize_t i, Py_ssize_t *start)
         return -1;
     }
     Py_ssize_t user = p + 2, q = user;
-    while (q < t->n && q - user < USER_LENGTH && is_user_char(at(t, q))) {
+    while (q < t->n && q - user < t->longest && is_user_char(at(t, q))) {
         q++;
     }
     if (q >= t->n || at(t, q) != ':') {
@@ -641,11 +656,19 @@ userinfo(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     (void)module;
     Py_ssize_t pos;
     text_t t;
-    if (nargs != 2 || !PyUnicode_Check(args[0])) {
-        PyErr_SetString(PyExc_TypeError, "userinfo(text: str, pos: int)");
+    if (nargs != 3 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "userinfo(text: str, pos: int, longest: int)");
         return NULL;
     }
     if (text_from(args[0], args[1], &pos, &t) < 0) {
+        return NULL;
+    }
+    t.longest = PyLong_AsSsize_t(args[2]);
+    if (t.longest == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (t.longest < 0) {
+        PyErr_SetString(PyExc_ValueError, "userinfo: a longest user name below 0");
         return NULL;
     }
     return split_by(args[0], pos, &t, userinfo_at, NULL);
@@ -731,9 +754,9 @@ token_users(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef methods[] = {
     {"keys", (PyCFunction)(void (*)(void))keys, METH_FASTCALL,
-     "keys(text, pos, caseless, trie): what dense.KEYS's split of text[pos:] gives."},
+     "keys(text, pos, caseless, trie, word_run): what dense.KEYS's split of text[pos:] gives."},
     {"userinfo", (PyCFunction)(void (*)(void))userinfo, METH_FASTCALL,
-     "userinfo(text, pos): what dense.USERINFO's split of text[pos:] gives."},
+     "userinfo(text, pos, longest): what dense.USERINFO's split of text[pos:] gives."},
     {"token_users", (PyCFunction)(void (*)(void))token_users, METH_FASTCALL,
      "token_users(text, pos, prefix, length): what credentials._TOKEN_USER's split gives."},
     {NULL, NULL, 0, NULL},

@@ -29,6 +29,7 @@ from hygiene.issuers import known_issuer
 from hygiene.masking.dense import (
     BASICS,
     BEARERS,
+    LONGEST_USER,
     PAT_RUN,
     USERINFO,
     Dense,
@@ -50,7 +51,9 @@ from hygiene.ruletable import PAT_URLENCODED_PREFIX
 _BEARER: Final = re.compile(r"bearer[ \t]+(?P<cred>[a-z0-9._~+/=%\\-]{8,})(?![a-z0-9._~+/=%…\\-])")
 _BASIC: Final = re.compile(r"basic[ \t]+(?P<cred>[a-z0-9+/]{8,}={0,2})(?![a-z0-9+/=._~%…-])")
 _ESCAPE: Final = re.compile(r"\\(?!/)")
-_USERINFO: Final = re.compile(r"""://[^/\s:@'"<>]{0,256}:(?P<pw>[^/\s@'"<>]+)@""")
+_USERINFO: Final = re.compile(
+    r"""://[^/\s:@'"<>]{0,""" + str(LONGEST_USER) + r"""}:(?P<pw>[^/\s@'"<>]+)@"""
+)
 # A user name alone (no `:`): it ends at what ends an authority. Each match stops at the next
 # `:`, which the next `://` starts with: every character is read once (linear).
 _USER_ONLY: Final = re.compile(r"""://(?P<user>[^/?#\s:@'"<>]{8,})@""")

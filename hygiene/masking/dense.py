@@ -25,8 +25,16 @@ from collections.abc import Callable
 from typing import Final, NamedTuple
 
 from hygiene.detection import ELLIPSIS, PAT_PREFIX
-from hygiene.masking.densetwin import KEY_ENDINGS, KEYS_TWIN, USERINFO_TWIN, Twin
+from hygiene.masking.densetwin import Twin, keys_twin, userinfo_twin
+from hygiene.masking.keys import SENSITIVE_ENDINGS, WORD_ENDINGS
 from hygiene.masking.spans import Span, alternation, without_overlaps
+
+# The key words of the dense key rule (the cookie has a rule of its own).
+KEY_ENDINGS: Final = tuple(e for e in SENSITIVE_ENDINGS + WORD_ENDINGS if e != "cookie")
+# A value's run of this many characters is a credential: no scheme word, no word after it.
+WORD_RUN: Final = 32
+# The longest user name read before a URL's password.
+LONGEST_USER: Final = 256
 
 # Possessive repeats (3.11) where giving back could never let the pattern match otherwise:
 # `re` keeps no backtracking state for them. On 3.10 the plain forms match alike.
@@ -133,7 +141,7 @@ def _value(s: _Spelling, *, fast: bool) -> str:
     # (`Bearer x`, `AWS4-HMAC-SHA256 Credential=...`): told by looking back (fixed width),
     # with no backtracking over the word. Nothing after a value can make the pattern fail:
     # every optional part of it may be possessive.
-    word = r"(?=[ \t])(?<=" + s.ci("[a-z0-9_.-]") + r")(?<!" + char + r"{32})[ \t]+"
+    word = r"(?=[ \t])(?<=" + s.ci("[a-z0-9_.-]") + r")(?<!" + char + rf"{{{WORD_RUN}}})[ \t]+"
     unquoted = char + s.plus + s.keep(word + char + s.plus)
     # A key at the end of an unquoted value may have a value of its own after it
     # (`token=xpassword"="..."`): the match runs on over it (no lookahead per character).
@@ -177,7 +185,9 @@ def _schemes(*, caseless: bool) -> tuple[str, str]:
 # it, and so no value ends where a password starts (what the precise rules run on, one by
 # one, in text.py's `_run_on`).
 _USERINFO_RULE: Final = (
-    r"""(:)(//[^/\s:@'"<>]{0,256}:[^/\s@'"<>]+@(?:[^\s"'\\,;&)\]}|:]|:(?!//))*)"""
+    r"""(:)(//[^/\s:@'"<>]{0,"""
+    + str(LONGEST_USER)
+    + r"""}:[^/\s@'"<>]+@(?:[^\s"'\\,;&)\]}|:]|:(?!//))*)"""
 )
 
 
@@ -204,14 +214,16 @@ _BEARER_LOWER, _BASIC_LOWER = _schemes(caseless=False)
 _BEARER_CASELESS, _BASIC_CASELESS = _schemes(caseless=True)
 
 
-KEYS: Final = DenseRule(re.compile(_KEYS_LOWER), re.compile(_KEYS_CASELESS), KEYS_TWIN)
+KEYS: Final = DenseRule(
+    re.compile(_KEYS_LOWER), re.compile(_KEYS_CASELESS), keys_twin(KEY_ENDINGS, WORD_RUN)
+)
 COOKIES: Final = DenseRule(re.compile(_COOKIES_LOWER), re.compile(_COOKIES_CASELESS))
 BEARERS: Final = DenseRule(re.compile(_BEARER_LOWER), re.compile(_BEARER_CASELESS))
 BASICS: Final = DenseRule(re.compile(_BASIC_LOWER), re.compile(_BASIC_CASELESS))
 USERINFO: Final = DenseRule(  # no letters: one pattern
     re.compile(_USERINFO_RULE),
     re.compile(_USERINFO_RULE),
-    USERINFO_TWIN,
+    userinfo_twin(LONGEST_USER),
 )
 PATS: Final = DenseRule(re.compile(_PAT_RULE), re.compile(_PAT_RULE))  # case-sensitive
 
@@ -345,10 +357,13 @@ __all__ = [
     "BEARERS",
     "COOKIES",
     "KEYS",
+    "KEY_ENDINGS",
+    "LONGEST_USER",
     "PATS",
     "PAT_RUN",
     "UNQUOTED",
     "USERINFO",
+    "WORD_RUN",
     "Dense",
     "DenseRule",
     "add_dense_pass",

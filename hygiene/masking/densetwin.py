@@ -13,15 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from hygiene.masking.keys import SENSITIVE_ENDINGS, WORD_ENDINGS
-
 try:
     import hygiene.masking._dense as _C  # (a submodule, no cycle)
 except ImportError:  # built without a compiler: the patterns run
     _C = None  # type: ignore[assignment]
-
-# The key words of the dense key rule (the cookie has a rule of its own).
-KEY_ENDINGS: Final = tuple(e for e in SENSITIVE_ENDINGS + WORD_ENDINGS if e != "cookie")
 
 # A twin splits (text, text.lower(), pos) as its rule's pattern splits text[pos:].
 Twin = Callable[[str, str, int], list[str]]
@@ -49,15 +44,30 @@ def key_trie(words: tuple[str, ...]) -> bytes:
     return b"".join(nodes)
 
 
-_KEYS_TRIE: Final = key_trie(KEY_ENDINGS)
+def keys_twin(words: tuple[str, ...], word_run: int) -> Twin | None:
+    """The twin of ``dense.KEYS`` (its key ``words``; a value's run of ``word_run`` characters
+    takes no word after it), or None where not built."""
+    if _C is None:
+        return None
+    split, trie = _C.keys, key_trie(words)
+
+    def keys(text: str, low: str, pos: int) -> list[str]:
+        return split(text, pos, text != low, trie, word_run)
+
+    return keys
 
 
-def _keys(text: str, low: str, pos: int) -> list[str]:
-    return _C.keys(text, pos, text != low, _KEYS_TRIE)
+def userinfo_twin(longest: int) -> Twin | None:
+    """The twin of ``dense.USERINFO`` (a user name of ``longest`` characters at most before
+    the password), or None where not built."""
+    if _C is None:
+        return None
+    split = _C.userinfo
 
+    def userinfo(text: str, low: str, pos: int) -> list[str]:
+        return split(text, pos, longest)
 
-def _userinfo(text: str, low: str, pos: int) -> list[str]:
-    return _C.userinfo(text, pos)
+    return userinfo
 
 
 def token_users_twin(prefix: str, shortest: int) -> Twin | None:
@@ -73,17 +83,7 @@ def token_users_twin(prefix: str, shortest: int) -> Twin | None:
     return users
 
 
-KEYS_TWIN: Final[Twin | None] = None if _C is None else _keys
-USERINFO_TWIN: Final[Twin | None] = None if _C is None else _userinfo
 COMPILED: Final = _C is not None
 """Whether the twins run (the extension was built)."""
 
-__all__ = [
-    "COMPILED",
-    "KEYS_TWIN",
-    "KEY_ENDINGS",
-    "USERINFO_TWIN",
-    "Twin",
-    "key_trie",
-    "token_users_twin",
-]
+__all__ = ["COMPILED", "Twin", "key_trie", "keys_twin", "token_users_twin", "userinfo_twin"]

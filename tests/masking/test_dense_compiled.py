@@ -29,7 +29,7 @@ _ODD = {"i": ("\u0130", "\u0131"), "s": ("\u017f",), "k": ("\u212a",)}
 def _key_words(draw: st.DrawFn) -> str:
     """A key word of the rule, in any case, with `_` `.` `-` between letters, maybe cut short
     or with a letter that folds oddly."""
-    word = draw(st.sampled_from(densetwin.KEY_ENDINGS))
+    word = draw(st.sampled_from(dense.KEY_ENDINGS))
     out = []
     for char in word:
         style = draw(st.integers(0, 9))
@@ -193,7 +193,7 @@ def test_the_odd_letters_are_all_that_ignoring_case_adds_past_ascii() -> None:
 
 
 def test_the_trie_holds_the_rule_words_and_refuses_others() -> None:
-    trie = densetwin.key_trie(densetwin.KEY_ENDINGS)
+    trie = densetwin.key_trie(dense.KEY_ENDINGS)
     assert len(trie) % 27 == 0
 
     def words(node: int, prefix: str) -> list[str]:
@@ -204,7 +204,7 @@ def test_the_trie_holds_the_rule_words_and_refuses_others() -> None:
                 found += words(child, prefix + chr(ord("a") + letter))
         return found
 
-    assert sorted(words(0, "")) == sorted(densetwin.KEY_ENDINGS)
+    assert sorted(words(0, "")) == sorted(dense.KEY_ENDINGS)
     with pytest.raises(ValueError, match="letters a-z only"):
         densetwin.key_trie(("api-key",))
 
@@ -213,17 +213,23 @@ def test_the_trie_holds_the_rule_words_and_refuses_others() -> None:
 def test_the_compiled_matchers_refuse_bad_arguments() -> None:
     module = densetwin._C
     assert module is not None
-    trie = densetwin.key_trie(densetwin.KEY_ENDINGS)
+    trie = densetwin.key_trie(dense.KEY_ENDINGS)
     with pytest.raises(ValueError, match="outside the text"):
-        module.keys("pwd=a", 6, False, trie)
+        module.keys("pwd=a", 6, False, trie, dense.WORD_RUN)
     with pytest.raises(ValueError, match="outside the text"):
-        module.userinfo("://u:p@h", -1)
+        module.userinfo("://u:p@h", -1, dense.LONGEST_USER)
     with pytest.raises(ValueError, match="not a trie"):
-        module.keys("pwd=a", 0, False, b"\x00" * 26)
+        module.keys("pwd=a", 0, False, b"\x00" * 26, dense.WORD_RUN)
     with pytest.raises(ValueError, match="outside the trie"):
-        module.keys("pwd=a", 0, False, b"\x00\x05" + b"\x00" * 25)  # a child past the end
+        module.keys(
+            "pwd=a", 0, False, b"\x00\x05" + b"\x00" * 25, dense.WORD_RUN
+        )  # a child past the end
+    with pytest.raises(ValueError, match="word run below 1"):
+        module.keys("pwd=a", 0, False, trie, 0)
+    with pytest.raises(ValueError, match="longest user name below 0"):
+        module.userinfo("://u:p@h", 0, -1)
     with pytest.raises(TypeError):
-        module.keys(b"pwd=a", 0, False, trie)  # type: ignore[arg-type]
+        module.keys(b"pwd=a", 0, False, trie, dense.WORD_RUN)  # type: ignore[arg-type]
 
 
 def test_the_extension_is_built_under_ci() -> None:
